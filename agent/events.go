@@ -1,0 +1,146 @@
+package agent
+
+import (
+	"time"
+
+	"engram/memory"
+)
+
+// Event is something the agent reports on its event channel. Every event
+// names the chat it belongs to ("" for events about files or settings).
+//
+// Delivery rules: Delta events may be merged (several deltas arrive as one
+// with the concatenated text); every other event is always delivered, in the
+// order it happened within its chat.
+type Event interface {
+	Chat() string
+}
+
+// Scope says which memory store an entry or hit belongs to.
+type Scope string
+
+// The memory scopes.
+const (
+	ScopeGlobal  Scope = "global"
+	ScopeProject Scope = "project"
+)
+
+// RecalledHit is a recall hit with the store it came from.
+type RecalledHit struct {
+	memory.Hit
+	Scope Scope
+}
+
+// TurnStarted opens a turn: the user's message has been recorded.
+type TurnStarted struct {
+	ChatID string
+	Text   string
+}
+
+// RecallDone carries the memories recalled for this turn (empty when nothing
+// matched, Skipped when the chat's auto-recall is off).
+type RecallDone struct {
+	ChatID  string
+	Hits    []RecalledHit
+	Skipped bool
+}
+
+// Delta is a piece of the streamed answer.
+type Delta struct {
+	ChatID string
+	Text   string
+}
+
+// ToolCall reports a tool the model called.
+type ToolCall struct {
+	ChatID string
+	CallID string
+	Name   string
+	Args   string
+}
+
+// ToolResult reports a tool call's outcome; Err is set when the tool failed
+// (the failure also goes back to the model).
+type ToolResult struct {
+	ChatID string
+	CallID string
+	Name   string
+	Result string
+	Err    error
+}
+
+// Notice is a non-fatal message for the person, such as "the model does not
+// support tools; answered without memory tools".
+type Notice struct {
+	ChatID string
+	Text   string
+}
+
+// Usage counts the tokens a turn used, as the endpoint reported them.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// TurnDone closes a turn. Err is nil on success, a context error when it was
+// cancelled, or an *Error with a reason people understand.
+type TurnDone struct {
+	ChatID string
+	Usage  Usage
+	Err    error
+	At     time.Time
+}
+
+// MemoriesSaved reports the memories that distillation stored after a turn.
+type MemoriesSaved struct {
+	ChatID  string
+	Scope   Scope
+	Entries []memory.Entry
+	Err     error
+}
+
+// MemoryChanged reports that a memory store changed (own write or a reload
+// of an external edit); Err is the store's error state, if any.
+type MemoryChanged struct {
+	Scope Scope
+	Dir   string // the project folder for ScopeProject
+	Err   error
+}
+
+// InstructionsChanged reports that an AGENTS.md was (re)loaded.
+type InstructionsChanged struct {
+	Path      string
+	Found     bool
+	Truncated bool
+	Err       error
+}
+
+// Chat implements Event.
+func (e TurnStarted) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e RecallDone) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e Delta) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e ToolCall) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e ToolResult) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e Notice) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e TurnDone) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e MemoriesSaved) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (MemoryChanged) Chat() string { return "" }
+
+// Chat implements Event.
+func (InstructionsChanged) Chat() string { return "" }
