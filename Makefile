@@ -1,0 +1,74 @@
+# Engram — `make run` to use it, `make test` to check it. See README.md.
+
+SHELL := /bin/bash
+GO ?= go
+TAGS := migrated_fynedo
+FYNE_CLI_VERSION := v1.7.4
+BIN := $(CURDIR)/bin
+FYNE := $(BIN)/fyne
+export LANG := C.UTF-8
+export LC_ALL := C.UTF-8
+
+APT_PACKAGES := gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
+	libxi-dev libxxf86vm-dev xvfb xauth xdotool imagemagick
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CORE_PKGS := ./agent/... ./memory/... ./cmd/engramctl/...
+
+.PHONY: deps build run test package install uninstall clean
+
+## deps: install what is missing (apt packages Fyne needs, Xvfb for headless tests, the fyne CLI in ./bin)
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@[ -x $(FYNE) ] || { echo "installing fyne CLI $(FYNE_CLI_VERSION) into ./bin"; GOBIN=$(BIN) $(GO) install fyne.io/tools/cmd/fyne@$(FYNE_CLI_VERSION); }
+
+## build: build/engram (the desktop app) and build/engramctl (pure Go CLI)
+build:
+	$(GO) build -tags $(TAGS) -o build/engram ./cmd/engram
+	CGO_ENABLED=0 $(GO) build -o build/engramctl ./cmd/engramctl
+
+## run: install what is missing, build, and open the app
+run: deps build
+	./build/engram
+
+## test: vet, race tests of everything, and the core packages again without cgo
+test: deps
+	$(GO) vet -tags $(TAGS) ./...
+	$(GO) test -race -tags $(TAGS) ./...
+	CGO_ENABLED=0 $(GO) vet $(CORE_PKGS)
+	CGO_ENABLED=0 $(GO) build $(CORE_PKGS)
+	CGO_ENABLED=0 $(GO) test $(CORE_PKGS)
+
+## package: dist/Engram.tar.xz (binary, .desktop entry, icon, and a Makefile to install it); FyneApp.toml unchanged
+package: deps
+	mkdir -p build dist
+	$(GO) build -tags $(TAGS) -ldflags "-s -w" -o build/package/engram ./cmd/engram
+	cp FyneApp.toml build/FyneApp.toml.orig
+	$(FYNE) package -os linux --release --executable build/package/engram --name Engram --icon assets/icon.png; \
+		status=$$?; cp build/FyneApp.toml.orig FyneApp.toml; exit $$status
+	mv -f Engram.tar.xz dist/Engram.tar.xz
+	@echo "dist/Engram.tar.xz: $$(tar -tJf dist/Engram.tar.xz | tr '\n' ' ')"
+
+## install: per-user install of the packaged app (~/.local), so it shows in the app menu
+install: package
+	rm -rf build/install && mkdir -p build/install
+	tar -xJf dist/Engram.tar.xz -C build/install
+	$(MAKE) -C build/install/engram user-install
+	install -Dm644 assets/icon.png $(HOME)/.local/share/icons/hicolor/512x512/apps/dev.engram.app.png
+	install -Dm644 packaging/dev.engram.app.metainfo.xml $(HOME)/.local/share/metainfo/dev.engram.app.metainfo.xml
+	-update-desktop-database $(HOME)/.local/share/applications 2>/dev/null
+	@echo "installed: $(HOME)/.local/bin/engram and the Engram menu entry"
+
+## uninstall: remove the per-user install (memories and chats are kept)
+uninstall:
+	rm -f $(HOME)/.local/share/applications/dev.engram.app.desktop $(HOME)/.local/bin/engram \
+		$(HOME)/.local/share/icons/dev.engram.app.png \
+		$(HOME)/.local/share/icons/hicolor/512x512/apps/dev.engram.app.png \
+		$(HOME)/.local/share/metainfo/dev.engram.app.metainfo.xml
+	-update-desktop-database $(HOME)/.local/share/applications 2>/dev/null
+
+clean:
+	rm -rf build dist
