@@ -1,0 +1,254 @@
+package agent
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// The roles of chat messages.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	// RoleSummary marks a compaction summary: it stands for every message
+	// before it when the chat is sent to the model (those stay in the chat
+	// for people to read).
+	RoleSummary = "summary"
+)
+
+// ErrChatNotFound is returned for an unknown chat ID.
+var ErrChatNotFound = errors.New("chat not found")
+
+// ErrTurnRunning is returned by Send while the chat's previous turn runs.
+var ErrTurnRunning = errors.New("a turn is already running in this chat")
+
+// ChatInfo describes a chat without its messages.
+type ChatInfo struct {
+	ID         string    `json:"id"`
+	Title      string    `json:"title"`
+	Created    time.Time `json:"created"`
+	Updated    time.Time `json:"updated"`
+	AutoRecall bool      `json:"auto_recall"`
+	Project    string    `json:"project,omitempty"` // pinned project folder
+}
+
+// Chat is a chat with its messages, oldest first.
+type Chat struct {
+	ChatInfo
+	Messages []Message `json:"messages"`
+}
+
+// Message is one message of a chat.
+type Message struct {
+	Role     string        `json:"role"` // RoleUser, RoleAssistant or RoleSummary
+	Text     string        `json:"text"`
+	Time     time.Time     `json:"time"`
+	Recalled []RecalledHit `json:"recalled,omitempty"` // the memories recalled for this answer
+	Tools    []ToolRecord  `json:"tools,omitempty"`    // the tools this answer called
+	Err      string        `json:"err,omitempty"`      // the turn failed: why
+	Stopped  bool          `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
+	Usage    *Usage        `json:"usage,omitempty"`
+}
+
+// ToolRecord is one tool call of an answer and its result.
+type ToolRecord struct {
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	Args   string `json:"args"`
+	Result string `json:"result"`
+	Failed bool   `json:"failed,omitempty"`
+}
+
+// chatStore keeps the chats in memory and one file per chat on disk.
+type chatStore struct {
+	dir string
+	now func() time.Time
+
+	mu    sync.Mutex
+	chats map[string]*Chat
+	errs  []error // files that could not be read at load
+}
+
+// loadChats reads every chat file of dir (a missing dir is no chats). Files
+// that do not parse are skipped and remembered in errs.
+func loadChats(dir string, now func() time.Time) (*chatStore, error) {
+	cs := &chatStore{dir: dir, now: now, chats: map[string]*Chat{}}
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cs, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load chats %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
+			continue
+		}
+		var c Chat
+		if err := json.Unmarshal(b, &c); err != nil || c.ID != strings.TrimSuffix(name, ".json") {
+			if err == nil {
+				err = errors.New("id does not match the file name")
+			}
+			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
+			continue
+		}
+		cs.chats[c.ID] = &c
+	}
+	return cs, nil
+}
+
+// validChatID reports whether id can name a chat file.
+func validChatID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// newChatID returns a fresh ID: the creation time (so files sort) and
+// random bits.
+func newChatID(t time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func (cs *chatStore) path(id string) string { return filepath.Join(cs.dir, id+".json") }
+
+// create makes and saves a new chat.
+func (cs *chatStore) create(autoRecall bool, project string) (ChatInfo, error) {
+	now := cs.now()
+	c := &Chat{ChatInfo: ChatInfo{ID: newChatID(now), Created: now, Updated: now, AutoRecall: autoRecall,
+		Project: project}}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for cs.chats[c.ID] != nil {
+		c.ID = newChatID(now)
+	}
+	if err := cs.saveLocked(c); err != nil {
+		return ChatInfo{}, err
+	}
+	cs.chats[c.ID] = c
+	return c.ChatInfo, nil
+}
+
+// list returns the chats, most recently updated first.
+func (cs *chatStore) list() []ChatInfo {
+	cs.mu.Lock()
+	out := make([]ChatInfo, 0, len(cs.chats))
+	for _, c := range cs.chats {
+		out = append(out, c.ChatInfo)
+	}
+	cs.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out
+}
+
+// get returns a deep enough copy of a chat that the caller may keep it.
+func (cs *chatStore) get(id string) (Chat, error) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.chats[id]
+	if !ok {
+		return Chat{}, fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+	}
+	out := *c
+	out.Messages = append([]Message(nil), c.Messages...)
+	return out, nil
+}
+
+// update changes a chat with fn under the lock and saves it. fn returns
+// whether anything changed.
+func (cs *chatStore) update(id string, fn func(c *Chat) bool) error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.chats[id]
+	if !ok {
+		return fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+	}
+	next := *c
+	next.Messages = append([]Message(nil), c.Messages...)
+	if !fn(&next) {
+		return nil
+	}
+	next.Updated = cs.now()
+	if err := cs.saveLocked(&next); err != nil {
+		return err
+	}
+	*c = next
+	return nil
+}
+
+// remove deletes a chat and its file.
+func (cs *chatStore) remove(id string) error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if _, ok := cs.chats[id]; !ok {
+		return fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+	}
+	if err := os.Remove(cs.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete chat %s: %w", id, err)
+	}
+	delete(cs.chats, id)
+	return nil
+}
+
+func (cs *chatStore) saveLocked(c *Chat) error {
+	b, err := json.MarshalIndent(c, "", " ")
+	if err != nil {
+		return fmt.Errorf("save chat %s: %w", c.ID, err)
+	}
+	if err := writeFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
+		return fmt.Errorf("save chat %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// titleFrom makes a chat title from its first message: the first line,
+// spaces collapsed, at most 60 characters.
+func titleFrom(text string) string {
+	line := strings.TrimSpace(text)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")
+	const maxTitle = 60
+	if r := []rune(line); len(r) > maxTitle {
+		cut := string(r[:maxTitle])
+		if i := strings.LastIndexByte(cut, ' '); i > maxTitle/2 {
+			cut = cut[:i]
+		}
+		return strings.TrimRight(cut, " ,.;:") + "…"
+	}
+	if line == "" {
+		return "New chat"
+	}
+	return line
+}

@@ -1,0 +1,231 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The environment variables that override the config file.
+const (
+	EnvBaseURL = "OPENAI_BASE_URL"
+	EnvAPIKey  = "OPENAI_API_KEY"
+	EnvModel   = "ENGRAM_MODEL"
+)
+
+// Config is what the agent needs to reach a model and how it uses memory.
+// It is resolved once (file, then environment) by the program and passed in.
+type Config struct {
+	BaseURL string `json:"base_url,omitempty"` // OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
+	APIKey  string `json:"api_key,omitempty"`
+	Model   string `json:"model,omitempty"`
+
+	AutoRecall   bool `json:"auto_recall"`             // the default for new chats
+	Distill      bool `json:"distill"`                 // save memories after each turn
+	RecallTopK   int  `json:"recall_top_k,omitempty"`  // hits per turn (default 5)
+	RecallBudget int  `json:"recall_budget,omitempty"` // characters of recall block (default 2000)
+	// ContextChars is the size, in characters, above which a chat's older
+	// messages are summarised (default 60000).
+	ContextChars int `json:"context_chars,omitempty"`
+}
+
+// Defaults for the zero fields of a Config.
+const (
+	DefaultRecallTopK   = 5
+	DefaultRecallBudget = 2000
+	DefaultContextChars = 60000
+)
+
+// DefaultConfig is the configuration of a fresh install: no endpoint, with
+// auto-recall and distillation on.
+func DefaultConfig() Config {
+	return Config{AutoRecall: true, Distill: true, RecallTopK: DefaultRecallTopK,
+		RecallBudget: DefaultRecallBudget, ContextChars: DefaultContextChars}
+}
+
+// withDefaults fills the zero numeric fields.
+func (c Config) withDefaults() Config {
+	if c.RecallTopK <= 0 {
+		c.RecallTopK = DefaultRecallTopK
+	}
+	if c.RecallBudget <= 0 {
+		c.RecallBudget = DefaultRecallBudget
+	}
+	if c.ContextChars <= 0 {
+		c.ContextChars = DefaultContextChars
+	}
+	return c
+}
+
+// MaskedKey shows the API key the way it may be displayed: its last four
+// characters only ("••••abcd"), or "" when there is no key.
+func (c Config) MaskedKey() string {
+	k := []rune(c.APIKey)
+	switch {
+	case len(k) == 0:
+		return ""
+	case len(k) <= 8:
+		return "••••"
+	}
+	return "••••" + string(k[len(k)-4:])
+}
+
+// LoadConfig reads the config file at path (a missing file is the default
+// config) and applies the environment overrides OPENAI_BASE_URL,
+// OPENAI_API_KEY and ENGRAM_MODEL read through getenv (nil means none).
+func LoadConfig(path string, getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return c, fmt.Errorf("load config %s: %w", path, err)
+	default:
+		if err := json.Unmarshal(b, &c); err != nil {
+			return DefaultConfig(), fmt.Errorf("load config %s: %w", path, err)
+		}
+	}
+	if getenv != nil {
+		if v := strings.TrimSpace(getenv(EnvBaseURL)); v != "" {
+			c.BaseURL = v
+		}
+		if v := strings.TrimSpace(getenv(EnvAPIKey)); v != "" {
+			c.APIKey = v
+		}
+		if v := strings.TrimSpace(getenv(EnvModel)); v != "" {
+			c.Model = v
+		}
+	}
+	return c.withDefaults(), nil
+}
+
+// SaveConfig writes c to path atomically with mode 0600 (it holds the key).
+func SaveConfig(path string, c Config) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save config %s: %w", path, err)
+	}
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	return nil
+}
+
+// Paths are the directories Engram keeps its files in.
+type Paths struct {
+	ConfigDir string // $XDG_CONFIG_HOME/engram: config.json, AGENTS.md, memory.json, projects/
+	DataDir   string // $XDG_DATA_HOME/engram: chats/
+}
+
+// DefaultPaths returns the Engram directories under the given XDG base
+// directories (the program passes xdg.ConfigHome and xdg.DataHome).
+func DefaultPaths(configHome, dataHome string) Paths {
+	return Paths{ConfigDir: filepath.Join(configHome, "engram"), DataDir: filepath.Join(dataHome, "engram")}
+}
+
+// ConfigFile is the path of config.json.
+func (p Paths) ConfigFile() string { return filepath.Join(p.ConfigDir, "config.json") }
+
+// GlobalMemory is the path of the global memory.json.
+func (p Paths) GlobalMemory() string { return filepath.Join(p.ConfigDir, "memory.json") }
+
+// GlobalInstructions is the path of the global AGENTS.md.
+func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "AGENTS.md") }
+
+// ProjectMemory is the path of a project folder's memory.json, kept under
+// the config dir so the project folder itself is never written to.
+func (p Paths) ProjectMemory(projectDir string) string {
+	return filepath.Join(p.ConfigDir, "projects", projectSlug(projectDir), "memory.json")
+}
+
+// ChatsDir is the directory with one JSON file per chat.
+func (p Paths) ChatsDir() string { return filepath.Join(p.DataDir, "chats") }
+
+// LocalEndpoints are the local OpenAI-compatible servers that ResolveConfig
+// looks for when no endpoint is configured: Ollama, then LM Studio.
+var LocalEndpoints = []string{"http://127.0.0.1:11434/v1", "http://127.0.0.1:1234/v1"}
+
+// probeTimeout bounds each probe of a local endpoint.
+const probeTimeout = 400 * time.Millisecond
+
+// ResolveConfig loads the config file under paths, applies the environment
+// (getenv), and fills what is missing: with no endpoint at all it probes the
+// LocalEndpoints and takes the first that answers, with its first model;
+// with an endpoint but no model it asks the endpoint for its first model.
+// The only error is an unreadable config file. When nothing is found the
+// config is returned without an endpoint: the app still works, and a turn
+// reports CodeNoEndpoint.
+func ResolveConfig(ctx context.Context, paths Paths, getenv func(string) string, client *http.Client) (Config, error) {
+	c, err := LoadConfig(paths.ConfigFile(), getenv)
+	if err != nil {
+		return c, err
+	}
+	return detect(ctx, c, client, LocalEndpoints), nil
+}
+
+// detect fills the endpoint and model of c from the first candidate that
+// answers /models.
+func detect(ctx context.Context, c Config, client *http.Client, candidates []string) Config {
+	if c.BaseURL != "" {
+		candidates = []string{c.BaseURL}
+	}
+	if c.Model != "" && c.BaseURL != "" {
+		return c
+	}
+	for _, base := range candidates {
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		models, err := newOpenAIClient(base, c.APIKey, client).Models(pctx)
+		cancel()
+		if err != nil || len(models) == 0 {
+			continue
+		}
+		c.BaseURL = base
+		if c.Model == "" {
+			c.Model = models[0]
+		}
+		return c
+	}
+	return c
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, synced and renamed over path, with mode 0600. It creates the
+// directory (0700) if needed.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after the rename
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package agent
+
+import "sync"
+
+// eventBuffer is the capacity of the Events channel.
+const eventBuffer = 256
+
+// eventQueue feeds the Events channel from an unbounded queue, so the turn
+// goroutines never block on a slow consumer. A Delta that finds the previous
+// queued event to be a Delta of the same chat is merged into it; no other
+// event is merged or dropped, and order is kept.
+type eventQueue struct {
+	out chan Event
+
+	mu      sync.Mutex
+	pending []Event
+	wake    chan struct{} // has a value when pending may be non-empty
+	closed  bool
+	done    chan struct{} // closed by close()
+	stopped chan struct{} // closed when the pump has exited
+}
+
+func newEventQueue() *eventQueue {
+	q := &eventQueue{out: make(chan Event, eventBuffer), wake: make(chan struct{}, 1),
+		done: make(chan struct{}), stopped: make(chan struct{})}
+	go q.pump()
+	return q
+}
+
+// emit queues an event. It never blocks; after close it does nothing.
+func (q *eventQueue) emit(e Event) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	if d, ok := e.(Delta); ok && len(q.pending) > 0 {
+		if last, ok := q.pending[len(q.pending)-1].(Delta); ok && last.ChatID == d.ChatID {
+			last.Text += d.Text
+			q.pending[len(q.pending)-1] = last
+			q.mu.Unlock()
+			return
+		}
+	}
+	q.pending = append(q.pending, e)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) pump() {
+	defer close(q.stopped)
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.mu.Unlock()
+			select {
+			case <-q.wake:
+				continue
+			case <-q.done:
+				return
+			}
+		}
+		e := q.pending[0]
+		q.pending[0] = nil
+		q.pending = q.pending[1:]
+		q.mu.Unlock()
+		select {
+		case q.out <- e:
+		case <-q.done:
+			return
+		}
+	}
+}
+
+// close stops the pump, moves what is still queued into the channel's
+// buffer as far as it fits, and closes the channel.
+func (q *eventQueue) close() {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	q.closed = true
+	q.mu.Unlock()
+	close(q.done)
+	<-q.stopped
+	q.mu.Lock()
+	rest := q.pending
+	q.pending = nil
+	q.mu.Unlock()
+	for _, e := range rest {
+		select {
+		case q.out <- e:
+		default:
+		}
+	}
+	close(q.out)
+}
