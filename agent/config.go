@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"engram/memory"
 )
 
 // The environment variables that override the config file.
@@ -134,7 +136,7 @@ func DefaultPaths(configHome, dataHome string) Paths {
 func (p Paths) ConfigFile() string { return filepath.Join(p.ConfigDir, "config.json") }
 
 // GlobalMemory is the path of the global memory.json.
-func (p Paths) GlobalMemory() string { return filepath.Join(p.ConfigDir, "memory.json") }
+func (p Paths) GlobalMemory() string { return memory.GlobalPath(p.ConfigDir) }
 
 // GlobalInstructions is the path of the global AGENTS.md.
 func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "AGENTS.md") }
@@ -142,7 +144,7 @@ func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "
 // ProjectMemory is the path of a project folder's memory.json, kept under
 // the config dir so the project folder itself is never written to.
 func (p Paths) ProjectMemory(projectDir string) string {
-	return filepath.Join(p.ConfigDir, "projects", projectSlug(projectDir), "memory.json")
+	return memory.ProjectPath(p.ConfigDir, projectDir)
 }
 
 // ChatsDir is the directory with one JSON file per chat.
