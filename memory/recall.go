@@ -1,12 +1,22 @@
 package memory
 
-// CONTRACT STUB — the recall helper replaces this file's bodies with the real
-// engine (tokenizer, chunking, incremental BM25 index). Signatures are the
-// agreed API; the store keeps one Index up to date and delegates Recall to it.
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults of an auto-recall: how many memories are injected at most and how
+// many characters (runes) the injected block may take.
+const (
+	DefaultTopK   = 5
+	DefaultBudget = 2400
+)
 
 // Hit is one recalled memory: the entry, its score, the chunk that matched
-// (index and rune offset in Entry.Text) and the query terms it matched, so a
-// person can see why it was recalled.
+// (index and rune offset in Entry.Text) and the words of the message (or of
+// the earlier messages) it matched, so a person can see why it was recalled.
 type Hit struct {
 	Entry  Entry
 	Score  float64
@@ -17,31 +27,467 @@ type Hit struct {
 
 // RecallOptions tunes one recall. Zero values mean the defaults.
 type RecallOptions struct {
-	K        int  // how many hits at most (default 5)
-	NoCutoff bool // lift the relevance cut-off (bench-recall)
+	K        int       // how many hits at most (default DefaultTopK)
+	NoCutoff bool      // lift the relevance cut-off (bench-recall)
+	Now      time.Time // reference time for recency (default: the newest entry's time)
 }
 
-// Index is an inverted index over entry chunks, updated incrementally.
-// It is safe for concurrent use.
-type Index struct{}
+// rankParams are the knobs of the ranking. The defaults were chosen on the
+// development split of ../shared/eval (see the package tests for what each
+// one gains).
+type rankParams struct {
+	k1, b float32
+	// classW weighs query terms by how they were produced (tokClass).
+	classW [6]float32
+	// History: the newest earlier message weighs histW (histVague when the
+	// current message has at most vagueTerms content terms), each older one
+	// histDecay times the next.
+	histW, histVague, histDecay float32
+	vagueTerms                  int
+	// Pseudo-relevance feedback: the best prfTerms terms of the prfDocs best
+	// chunks are added to the query, the best one weighing prfWeight.
+	prfDocs, prfTerms int
+	prfWeight         float32
+	// Boosts, as fractions added to a score of 1.
+	pinBoost, useBoost, recencyBoost float32
+	halfLife                         time.Duration
+	kindBoost                        map[Kind]float32
+	// Cut-off: a hit must reach minRel of the query's weight and relTop of
+	// the best hit's score.
+	minRel, relTop float32
+}
 
-// NewIndex returns an empty index.
-func NewIndex() *Index { return &Index{} }
+var defaultParams = rankParams{
+	k1:           1.2,
+	b:            0.75,
+	classW:       [6]float32{tokWord: 1, tokWhole: 1, tokPart: 0.5, tokBi: 1, tokUni: 0.3, tokLone: 1},
+	histW:        0.5,
+	histVague:    0.8,
+	histDecay:    0.8,
+	vagueTerms:   2,
+	prfDocs:      0,
+	prfTerms:     0,
+	prfWeight:    0,
+	pinBoost:     0.2,
+	useBoost:     0.1,
+	recencyBoost: 0,
+	halfLife:     30 * 24 * time.Hour,
+	kindBoost:    map[Kind]float32{KindCorrection: 0.05, KindPreference: 0.05},
+	minRel:       0.15,
+	relTop:       0.3,
+}
 
-// Put adds an entry or replaces the indexed version of it. Entries that are
-// not Live are removed instead.
-func (ix *Index) Put(e Entry) {}
+// qterm is one distinct term of a search with its weight.
+type qterm struct {
+	id  int32
+	w   float32
+	idf float32
+}
 
-// Delete removes an entry.
-func (ix *Index) Delete(id string) {}
+// qtok is one token of the query or history, kept to explain hits.
+type qtok struct {
+	id         int32
+	src        int32 // 0 the query, 1 the newest history message, …
+	start, end int32
+}
 
-// Len is the number of entries indexed.
-func (ix *Index) Len() int { return 0 }
+// searchScratch holds the per-search buffers, reused through a pool.
+type searchScratch struct {
+	tok      tokenizer
+	acc      []float32 // by doc
+	touched  []int32   // docs with acc > 0
+	best     []float32 // by slot
+	bestDoc  []int32   // by slot
+	slotsHit []int32
+	termAcc  []float32 // by term, for feedback
+	termsHit []int32
+	qterms   []qterm
+	qtoks    []qtok
+	cands    []cand
+}
+
+type cand struct {
+	score float32
+	slot  int32
+}
 
 // Search ranks the indexed entries for a query, with earlier user messages of
-// the same chat (oldest first) as history.
-func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hit { return nil }
+// the same chat (oldest first) as history. It returns at most opts.K hits,
+// best first, one per entry (its best chunk), and without opts.NoCutoff only
+// those relevant enough to be worth showing.
+func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hit {
+	k := opts.K
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.live == 0 {
+		return nil
+	}
+	sc, _ := ix.pool.Get().(*searchScratch)
+	if sc == nil {
+		sc = &searchScratch{}
+	}
+	defer ix.pool.Put(sc)
+	sc.grow(len(ix.docLen), len(ix.slots), len(ix.terms))
+	p := &ix.params
 
-// RenderBlock renders hits as the prompt injection block, never longer than
-// budget characters.
-func RenderBlock(hits []Hit, budget int) string { return "" }
+	norm := ix.buildQuery(sc, query, history)
+	if len(sc.qterms) == 0 {
+		return nil
+	}
+	avgdl := float32(ix.totLen) / float32(ix.live)
+	if avgdl <= 0 {
+		avgdl = 1
+	}
+	ka := p.k1 * (1 - p.b)
+	kb := p.k1 * p.b / avgdl
+	for _, q := range sc.qterms {
+		ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb)
+	}
+	ix.aggregate(sc)
+	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.slotsHit) > 0 {
+		ix.feedback(sc, ka, kb)
+		ix.aggregate(sc)
+	}
+
+	// Boosts, then the best k.
+	ref := opts.Now
+	if ref.IsZero() {
+		ref = ix.newest
+	}
+	sc.cands = sc.cands[:0]
+	top := float32(0)
+	for _, s := range sc.slotsHit {
+		score := sc.best[s] * ix.boost(&ix.slots[s].e, ref)
+		sc.cands = append(sc.cands, cand{score, s})
+		top = max(top, score)
+	}
+	cut := float32(0)
+	if !opts.NoCutoff {
+		cut = max(p.minRel*norm, p.relTop*top)
+	}
+	hits := ix.topK(sc, k, cut)
+	for i := range hits {
+		ix.explain(sc, &hits[i], sc.bestDoc[ix.byID[hits[i].Entry.ID]], query, history)
+	}
+	ix.reset(sc)
+	return hits
+}
+
+func (sc *searchScratch) grow(docs, slots, terms int) {
+	if len(sc.acc) < docs {
+		sc.acc = make([]float32, docs+docs/4)
+	}
+	if len(sc.best) < slots {
+		sc.best = make([]float32, slots+slots/4)
+		sc.bestDoc = make([]int32, slots+slots/4)
+	}
+	if len(sc.termAcc) < terms {
+		sc.termAcc = make([]float32, terms+terms/4)
+	}
+}
+
+// reset clears what the search left in the scratch buffers.
+func (ix *Index) reset(sc *searchScratch) {
+	for _, d := range sc.touched {
+		sc.acc[d] = 0
+	}
+	for _, s := range sc.slotsHit {
+		sc.best[s] = 0
+	}
+	sc.touched = sc.touched[:0]
+	sc.slotsHit = sc.slotsHit[:0]
+}
+
+// buildQuery tokenizes the query and history into weighted distinct terms
+// (sc.qterms) and returns the query's total weight, the sum of weight × idf
+// over its terms, known to the index or not.
+func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) float32 {
+	p := &ix.params
+	sc.qterms = sc.qterms[:0]
+	sc.qtoks = sc.qtoks[:0]
+	n := float32(ix.live)
+	unknownIDF := float32(math.Log(1 + (float64(n)+0.5)/0.5))
+	norm := float32(0)
+	content := 0
+	var unknown []string
+	add := func(src int32, text string, scale float32) {
+		sc.tok.each(text, func(term []byte, class tokClass, start, end int) {
+			if src == 0 && class != tokUni && class != tokPart {
+				content++
+			}
+			w := p.classW[class] * scale
+			id, ok := ix.dict[string(term)]
+			if !ok || ix.terms[id].df == 0 {
+				if !slices.Contains(unknown, string(term)) {
+					unknown = append(unknown, string(term))
+					norm += w * unknownIDF
+				}
+				return
+			}
+			sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
+			for i := range sc.qterms {
+				if sc.qterms[i].id == id {
+					sc.qterms[i].w += w
+					return
+				}
+			}
+			sc.qterms = append(sc.qterms, qterm{id: id, w: w})
+		})
+	}
+	add(0, query, 1)
+	hw := p.histW
+	if content <= p.vagueTerms {
+		hw = p.histVague
+	}
+	for i := len(history) - 1; i >= 0 && hw > 0.01; i-- {
+		add(int32(len(history)-i), history[i], hw)
+		hw *= p.histDecay
+	}
+	for i := range sc.qterms {
+		q := &sc.qterms[i]
+		df := float32(ix.terms[q.id].df)
+		q.idf = float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
+		norm += q.w * q.idf
+	}
+	return norm
+}
+
+// accumulate adds one term's BM25 contribution, weight × tf·(k1+1) /
+// (tf + k1·(1-b+b·len/avgdl)), to every live chunk holding it.
+func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32) {
+	t := &ix.terms[id]
+	acc, docLen := sc.acc, ix.docLen
+	for i, d := range t.docs {
+		l := docLen[d]
+		if l < 0 {
+			continue
+		}
+		tf := float32(t.tfs[i])
+		if acc[d] == 0 {
+			sc.touched = append(sc.touched, d)
+		}
+		acc[d] += weight * tf / (tf + ka + kb*float32(l))
+	}
+}
+
+// aggregate keeps, for every entry touched, its best chunk and score.
+func (ix *Index) aggregate(sc *searchScratch) {
+	for _, s := range sc.slotsHit {
+		sc.best[s] = 0
+	}
+	sc.slotsHit = sc.slotsHit[:0]
+	for _, d := range sc.touched {
+		s := ix.docSlot[d]
+		v := sc.acc[d]
+		switch {
+		case sc.best[s] == 0:
+			sc.slotsHit = append(sc.slotsHit, s)
+			sc.best[s], sc.bestDoc[s] = v, d
+		case v > sc.best[s] || v == sc.best[s] && d < sc.bestDoc[s]:
+			sc.best[s], sc.bestDoc[s] = v, d
+		}
+	}
+}
+
+// feedback expands the query with the terms that best characterise the
+// top chunks of the first pass (pseudo-relevance feedback) and adds their
+// contribution to the accumulators.
+func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
+	p := &ix.params
+	// the prfDocs best chunks of the first pass
+	sc.cands = sc.cands[:0]
+	for _, s := range sc.slotsHit {
+		sc.cands = append(sc.cands, cand{sc.best[s], s})
+	}
+	ix.sortCands(sc.cands)
+	sc.cands = sc.cands[:min(len(sc.cands), p.prfDocs)]
+	n := float32(ix.live)
+	total := float32(0)
+	for _, c := range sc.cands {
+		total += c.score
+	}
+	sc.termsHit = sc.termsHit[:0]
+	for _, c := range sc.cands {
+		d := sc.bestDoc[c.slot]
+		m := &ix.docMeta[d]
+		dl := float32(max(ix.docLen[d], 1))
+		for i, t := range m.terms {
+			df := float32(ix.terms[t].df)
+			if df < 2 {
+				continue
+			}
+			idf := float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
+			if sc.termAcc[t] == 0 {
+				sc.termsHit = append(sc.termsHit, t)
+			}
+			sc.termAcc[t] += c.score / total * float32(m.tfs[i]) / dl * idf
+		}
+	}
+	for _, q := range sc.qterms {
+		sc.termAcc[q.id] = 0
+	}
+	exp := sc.termsHit[:0]
+	for _, t := range sc.termsHit {
+		if sc.termAcc[t] > 0 {
+			exp = append(exp, t)
+		}
+	}
+	slices.SortFunc(exp, func(a, b int32) int {
+		if sc.termAcc[a] != sc.termAcc[b] {
+			if sc.termAcc[a] > sc.termAcc[b] {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
+	if len(exp) > 0 {
+		topW := sc.termAcc[exp[0]]
+		for _, t := range exp[:min(len(exp), p.prfTerms)] {
+			df := float32(ix.terms[t].df)
+			idf := float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
+			w := p.prfWeight * sc.termAcc[t] / topW
+			ix.accumulate(sc, t, w*idf*(p.k1+1), ka, kb)
+		}
+	}
+	for _, t := range sc.termsHit {
+		sc.termAcc[t] = 0
+	}
+	sc.termsHit = sc.termsHit[:0]
+}
+
+// boost is the factor an entry's score is multiplied by for being pinned,
+// used, recent and of a strong kind.
+func (ix *Index) boost(e *Entry, ref time.Time) float32 {
+	p := &ix.params
+	f := float32(1)
+	if e.Pinned {
+		f += p.pinBoost
+	}
+	if e.Uses > 0 && !e.LastUsed.IsZero() {
+		usage := float32(math.Min(1, math.Log1p(float64(e.Uses))/math.Log(11)))
+		f += p.useBoost * usage * decay(ref.Sub(e.LastUsed), p.halfLife)
+	}
+	if p.recencyBoost > 0 {
+		f += p.recencyBoost * decay(ref.Sub(entryTime(*e)), p.halfLife)
+	}
+	f += p.kindBoost[e.Kind]
+	return f
+}
+
+// decay is 1 for an age of zero (or less), halving every halfLife.
+func decay(age, halfLife time.Duration) float32 {
+	if age <= 0 {
+		return 1
+	}
+	return float32(math.Exp2(-float64(age) / float64(halfLife)))
+}
+
+// better orders candidates: higher score first, then entry id.
+func (ix *Index) better(a, b cand) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return ix.slots[a.slot].e.ID < ix.slots[b.slot].e.ID
+}
+
+func (ix *Index) sortCands(c []cand) {
+	slices.SortFunc(c, func(a, b cand) int {
+		if ix.better(a, b) {
+			return -1
+		}
+		if ix.better(b, a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// topK returns the best k candidates scoring at least cut, best first,
+// selected with a bounded heap.
+func (ix *Index) topK(sc *searchScratch, k int, cut float32) []Hit {
+	h := make([]cand, 0, k) // min-heap: the worst kept candidate at h[0]
+	for _, c := range sc.cands {
+		if c.score < cut || c.score <= 0 {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; {
+				parent := (i - 1) / 2
+				if !ix.better(h[parent], h[i]) {
+					break
+				}
+				h[parent], h[i] = h[i], h[parent]
+				i = parent
+			}
+			continue
+		}
+		if !ix.better(c, h[0]) {
+			continue
+		}
+		h[0] = c
+		for i := 0; ; {
+			l, r, worst := 2*i+1, 2*i+2, i
+			if l < len(h) && ix.better(h[worst], h[l]) {
+				worst = l
+			}
+			if r < len(h) && ix.better(h[worst], h[r]) {
+				worst = r
+			}
+			if worst == i {
+				break
+			}
+			h[i], h[worst] = h[worst], h[i]
+			i = worst
+		}
+	}
+	ix.sortCands(h)
+	hits := make([]Hit, len(h))
+	for i, c := range h {
+		d := sc.bestDoc[c.slot]
+		m := &ix.docMeta[d]
+		hits[i] = Hit{
+			Entry:  ix.slots[c.slot].e,
+			Score:  float64(c.score),
+			Chunk:  int(m.chunk),
+			Offset: int(m.offset),
+		}
+	}
+	return hits
+}
+
+// explain fills h.Terms with the words of the query and history that the
+// hit's chunk matched, merging overlapping pieces (CJK bigrams, parts of an
+// identifier) back into the words people typed.
+func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, history []string) {
+	terms := ix.docMeta[doc].terms
+	type span struct{ src, start, end int32 }
+	var spans []span
+	for _, t := range sc.qtoks {
+		if _, ok := slices.BinarySearch(terms, t.id); !ok {
+			continue
+		}
+		if n := len(spans); n > 0 && spans[n-1].src == t.src && t.start <= spans[n-1].end {
+			spans[n-1].end = max(spans[n-1].end, t.end)
+			continue
+		}
+		spans = append(spans, span{t.src, t.start, t.end})
+	}
+	seen := make(map[string]bool, len(spans))
+	for _, s := range spans {
+		text := query
+		if s.src > 0 {
+			text = history[len(history)-int(s.src)]
+		}
+		w := text[s.start:s.end]
+		key := strings.ToLower(w)
+		if !seen[key] {
+			seen[key] = true
+			h.Terms = append(h.Terms, w)
+		}
+	}
+}

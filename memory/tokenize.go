@@ -1,0 +1,320 @@
+package memory
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// tokClass says how a term was produced; queries weigh the classes
+// differently (a CJK unigram says less than a bigram).
+type tokClass uint8
+
+const (
+	tokWord  tokClass = iota // an English/Latin word, lowercased and stemmed
+	tokWhole                 // an identifier or number kept whole (max_history_chars, 1.43.0)
+	tokPart                  // a piece of an identifier (max, history, chars)
+	tokBi                    // two adjacent CJK characters
+	tokUni                   // one CJK character inside a longer run
+	tokLone                  // a CJK character standing alone
+)
+
+// maxTermBytes caps the length of a term; longer runs are cut at a rune
+// boundary.
+const maxTermBytes = 64
+
+// tokenizer turns text into index terms. Its buffers are reused between
+// calls, so one tokenizer must not be used by two goroutines at once.
+type tokenizer struct {
+	buf   []byte
+	part  []byte
+	cuts  []int
+	runes []cjkRune
+}
+
+type cjkRune struct {
+	r          rune
+	start, end int
+}
+
+// emitFunc receives each term (valid only during the call), its class and
+// the byte span of its surface form in the text.
+type emitFunc func(term []byte, class tokClass, start, end int)
+
+// Tokenize splits text into the terms the index uses: English and other Latin
+// words lowercased, stopwords dropped and stemmed; identifiers and numbers
+// kept whole and also split into their parts (MAX_HISTORY_CHARS →
+// max_history_chars, max, history, chars; camelCase → camelcase, camel,
+// case); runs of CJK characters as overlapping bigrams plus their single
+// characters (a lone character is kept as it is).
+func Tokenize(text string) []string {
+	var t tokenizer
+	var out []string
+	t.each(text, func(term []byte, _ tokClass, _, _ int) { out = append(out, string(term)) })
+	return out
+}
+
+func isCJK(r rune) bool {
+	if r < 0x2e80 {
+		return false
+	}
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_'
+	}
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !isCJK(r)
+}
+
+// isJoiner reports whether r joins two word runes into one token when it
+// stands between them: apostrophes (don't), dots (1.43.0, go.mod), hyphens.
+func isJoiner(r rune) bool {
+	return r == '\'' || r == '’' || r == '.' || r == '-'
+}
+
+// each calls fn for every term of text, in order.
+func (t *tokenizer) each(text string, fn emitFunc) {
+	i := 0
+	for i < len(text) {
+		r, n := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(text[i:])
+		}
+		switch {
+		case isWordRune(r):
+			end := i + n
+			for end < len(text) {
+				r2, n2 := utf8.DecodeRuneInString(text[end:])
+				if isWordRune(r2) {
+					end += n2
+					continue
+				}
+				if isJoiner(r2) && end+n2 < len(text) {
+					r3, _ := utf8.DecodeRuneInString(text[end+n2:])
+					if isWordRune(r3) {
+						end += n2
+						continue
+					}
+				}
+				break
+			}
+			t.word(text, i, end, fn)
+			i = end
+		case isCJK(r):
+			end := i + n
+			t.runes = append(t.runes[:0], cjkRune{r, i, end})
+			for end < len(text) {
+				r2, n2 := utf8.DecodeRuneInString(text[end:])
+				if !isCJK(r2) {
+					break
+				}
+				t.runes = append(t.runes, cjkRune{r2, end, end + n2})
+				end += n2
+			}
+			t.cjk(text, fn)
+			i = end
+		default:
+			i += n
+		}
+	}
+}
+
+// cjk emits the bigrams and unigrams of the run in t.runes.
+func (t *tokenizer) cjk(text string, fn emitFunc) {
+	rs := t.runes
+	if len(rs) == 1 {
+		s := text[rs[0].start:rs[0].end]
+		if _, stop := chineseStopUni[s]; !stop {
+			t.buf = append(t.buf[:0], s...)
+			fn(t.buf, tokLone, rs[0].start, rs[0].end)
+		}
+		return
+	}
+	for i, c := range rs {
+		s := text[c.start:c.end]
+		if _, stop := chineseStopUni[s]; !stop {
+			t.buf = append(t.buf[:0], s...)
+			fn(t.buf, tokUni, c.start, c.end)
+		}
+		if i+1 < len(rs) {
+			bi := text[c.start:rs[i+1].end]
+			if _, stop := chineseStopBi[bi]; !stop {
+				t.buf = append(t.buf[:0], bi...)
+				fn(t.buf, tokBi, c.start, rs[i+1].end)
+			}
+		}
+	}
+}
+
+// word handles one run of word runes and joiners, text[start:end].
+func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
+	w := text[start:end]
+	// Drop a possessive 's and note what kind of run this is.
+	if n := len(w); n > 2 && (w[n-2] == '\'' && (w[n-1] == 's' || w[n-1] == 'S')) {
+		w = w[:n-2]
+	} else if n > 4 && w[n-4:n-1] == "’" && (w[n-1] == 's' || w[n-1] == 'S') {
+		w = w[:n-4]
+	}
+	t.cuts = t.cuts[:0]
+	compound := false
+	var prev rune
+	prevClass := 0 // 0 none, 1 lower, 2 upper, 3 digit, 4 other letter
+	off := 0
+	for off < len(w) {
+		r, n := rune(w[off]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(w[off:])
+		}
+		cls := 4
+		switch {
+		case unicode.IsDigit(r):
+			cls = 3
+		case unicode.IsUpper(r):
+			cls = 2
+		case unicode.IsLower(r):
+			cls = 1
+		}
+		switch {
+		case r == '_' || r == '.' || r == '-':
+			compound = true
+			t.cuts = append(t.cuts, off, off+n)
+			cls = 0
+		case r == '\'' || r == '’':
+			// an apostrophe inside a word (don't) joins it; removed below
+		case prevClass == 1 && cls == 2, prevClass == 3 && cls != 3 && cls != 0, prevClass != 3 && prevClass != 0 && cls == 3:
+			compound = true
+			t.cuts = append(t.cuts, off, off)
+		case prevClass == 2 && cls == 1 && off >= 2 && isUpperAt(w, off, prev):
+			// HTTPServer: the last capital starts the next part, unless it is a
+			// plural "s" after an acronym (APIs).
+			if !(off+n == len(w) && (r == 's')) {
+				compound = true
+				pl := utf8.RuneLen(prev)
+				t.cuts = append(t.cuts, off-pl, off-pl)
+			}
+		}
+		if r != '\'' && r != '’' {
+			prevClass = cls
+			prev = r
+		}
+		off += n
+	}
+	if !compound {
+		t.emitWord(w, start, start+len(w), tokWord, fn)
+		return
+	}
+	// The whole identifier, lowercased, unstemmed.
+	t.buf = lowerInto(t.buf[:0], w)
+	if len(t.buf) > 1 {
+		fn(clip(t.buf), tokWhole, start, start+len(w))
+	}
+	// Its parts.
+	from := 0
+	for c := 0; c+1 < len(t.cuts); c += 2 {
+		if t.cuts[c] > from {
+			t.emitWord(w[from:t.cuts[c]], start+from, start+t.cuts[c], tokPart, fn)
+		}
+		from = t.cuts[c+1]
+	}
+	if from < len(w) {
+		t.emitWord(w[from:], start+from, start+len(w), tokPart, fn)
+	}
+}
+
+// isUpperAt reports whether the rune before off (prev) is upper case and the
+// one before it too, that is whether off follows a run of capitals.
+func isUpperAt(w string, off int, prev rune) bool {
+	pl := utf8.RuneLen(prev)
+	if off-pl <= 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(w[:off-pl])
+	return unicode.IsUpper(r)
+}
+
+// emitWord lowercases, drops stopwords and stems a simple word.
+func (t *tokenizer) emitWord(w string, start, end int, class tokClass, fn emitFunc) {
+	b := t.part[:0]
+	ascii := true
+	for i := 0; i < len(w); {
+		c := w[i]
+		if c < utf8.RuneSelf {
+			if c == '\'' {
+				i++
+				continue
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(w[i:])
+		i += n
+		if r == '’' {
+			continue
+		}
+		ascii = false
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	t.part = b
+	if len(b) == 0 {
+		return
+	}
+	if len(b) == 1 && !(b[0] >= '0' && b[0] <= '9') {
+		return
+	}
+	if _, stop := englishStop[string(b)]; stop {
+		return
+	}
+	if ascii && !isDigits(b) {
+		b = stem(b)
+	}
+	fn(clip(b), class, start, end)
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerInto(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != '\'' {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if r != '’' {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+	}
+	return b
+}
+
+// clip cuts a term to maxTermBytes at a rune boundary.
+func clip(b []byte) []byte {
+	if len(b) <= maxTermBytes {
+		return b
+	}
+	n := maxTermBytes
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
+}
