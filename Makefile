@@ -59,7 +59,7 @@ install: package
 	$(MAKE) -C build/install/engram user-install
 	install -Dm644 assets/icon.png $(HOME)/.local/share/icons/hicolor/512x512/apps/dev.engram.app.png
 	install -Dm644 packaging/dev.engram.app.metainfo.xml $(HOME)/.local/share/metainfo/dev.engram.app.metainfo.xml
-	-update-desktop-database $(HOME)/.local/share/applications 2>/dev/null
+	@if command -v update-desktop-database >/dev/null; then update-desktop-database $(HOME)/.local/share/applications; fi
 	@echo "installed: $(HOME)/.local/bin/engram and the Engram menu entry"
 
 ## uninstall: remove the per-user install (memories and chats are kept)
@@ -68,7 +68,7 @@ uninstall:
 		$(HOME)/.local/share/icons/dev.engram.app.png \
 		$(HOME)/.local/share/icons/hicolor/512x512/apps/dev.engram.app.png \
 		$(HOME)/.local/share/metainfo/dev.engram.app.metainfo.xml
-	-update-desktop-database $(HOME)/.local/share/applications 2>/dev/null
+	@if command -v update-desktop-database >/dev/null; then update-desktop-database $(HOME)/.local/share/applications; fi
 
 clean:
 	rm -rf build dist
