@@ -14,7 +14,7 @@ APT_PACKAGES := gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CORE_PKGS := ./agent/... ./memory/... ./cmd/engramctl/...
 
-.PHONY: deps build run test package install uninstall clean
+.PHONY: deps build run test bench eval package install uninstall clean
 
 ## deps: install what is missing (apt packages Fyne needs, Xvfb for headless tests, the fyne CLI in ./bin)
 deps:
@@ -41,6 +41,16 @@ test: deps
 	CGO_ENABLED=0 $(GO) vet $(CORE_PKGS)
 	CGO_ENABLED=0 $(GO) build $(CORE_PKGS)
 	CGO_ENABLED=0 $(GO) test $(CORE_PKGS)
+
+## bench: the Go benchmarks of the engine and the agent (5 runs each; compare medians)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./memory/ ./agent/
+
+## eval: recall quality on the public benchmarks in ../shared/eval, scored by its score.py
+EVAL ?= ../shared/eval
+eval:
+	CGO_ENABLED=0 $(GO) build -o build/engramctl ./cmd/engramctl
+	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall" $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en
 
 ## package: dist/Engram.tar.xz (binary, .desktop entry, icon, and a Makefile to install it); FyneApp.toml unchanged
 package: deps
