@@ -30,6 +30,12 @@ type Index struct {
 	byID  map[string]int32 // entry id → slot
 	free  []int32          // free slots
 
+	// Entries created in the same second, in insertion order: the context
+	// an entry was saved in (the turns of one session, the memories
+	// distilled from one exchange).
+	groups  map[int64][]int32
+	nextSeq uint64
+
 	entries int   // live entries
 	live    int   // live chunks
 	dead    int   // removed chunks still in the postings
@@ -62,9 +68,12 @@ type chunkMeta struct {
 }
 
 type entrySlot struct {
-	e    Entry
-	docs []int32
-	live bool
+	e     Entry
+	docs  []int32
+	live  bool
+	hash  uint64 // of the text, to show the same text once
+	seq   uint64 // order of first insertion
+	group int64  // creation second: entries saved together are neighbours
 }
 
 // NewIndex returns an empty index.
@@ -73,6 +82,7 @@ func NewIndex() *Index {
 		params: defaultParams,
 		dict:   make(map[string]int32),
 		byID:   make(map[string]int32),
+		groups: make(map[int64][]int32),
 	}
 }
 
@@ -97,6 +107,11 @@ func (ix *Index) Put(e Entry) {
 	slot, ok := ix.byID[e.ID]
 	if ok {
 		ix.dropDocs(slot)
+		if g := e.Created.Unix(); g != ix.slots[slot].group {
+			ix.leaveGroup(slot)
+			ix.slots[slot].group = g
+			ix.joinGroup(slot)
+		}
 	} else {
 		if n := len(ix.free); n > 0 {
 			slot = ix.free[n-1]
@@ -107,10 +122,15 @@ func (ix *Index) Put(e Entry) {
 		}
 		ix.byID[e.ID] = slot
 		ix.entries++
+		ix.slots[slot].seq = ix.nextSeq
+		ix.nextSeq++
+		ix.slots[slot].group = e.Created.Unix()
+		ix.joinGroup(slot)
 	}
 	s := &ix.slots[slot]
 	s.e = e
 	s.live = true
+	s.hash = hashText(e.Text)
 	s.docs = s.docs[:0]
 	label := kindLabels[e.Kind]
 	for ci, sp := range chunkText(e.Text) {
@@ -120,6 +140,16 @@ func (ix *Index) Put(e Entry) {
 	if t := entryTime(e); t.After(ix.newest) {
 		ix.newest = t
 	}
+}
+
+// hashText is the FNV-1a hash of a text.
+func hashText(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // entryTime is the time recency is measured from: the last edit, or the
@@ -209,6 +239,7 @@ func (ix *Index) deleteLocked(id string) {
 		return
 	}
 	ix.dropDocs(slot)
+	ix.leaveGroup(slot)
 	s := &ix.slots[slot]
 	wasNewest := !entryTime(s.e).Before(ix.newest)
 	*s = entrySlot{docs: s.docs[:0]}
@@ -298,6 +329,32 @@ func (ix *Index) compact() {
 		}
 	}
 	ix.dead = 0
+}
+
+// joinGroup puts a slot in its creation group, in insertion order.
+func (ix *Index) joinGroup(slot int32) {
+	key := ix.slots[slot].group
+	g := ix.groups[key]
+	seq := ix.slots[slot].seq
+	i := len(g)
+	for i > 0 && ix.slots[g[i-1]].seq > seq {
+		i--
+	}
+	ix.groups[key] = slices.Insert(g, i, slot)
+}
+
+// leaveGroup takes a slot out of its creation group.
+func (ix *Index) leaveGroup(slot int32) {
+	key := ix.slots[slot].group
+	g := ix.groups[key]
+	if i := slices.Index(g, slot); i >= 0 {
+		g = slices.Delete(g, i, i+1)
+	}
+	if len(g) == 0 {
+		delete(ix.groups, key)
+	} else {
+		ix.groups[key] = g
+	}
 }
 
 // Len is the number of entries indexed.

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -48,6 +49,10 @@ type rankParams struct {
 	// chunks are added to the query, the best one weighing prfWeight.
 	prfDocs, prfTerms int
 	prfWeight         float32
+	// Context: each of the ctxTop best entries lends ctxWeight of its score
+	// to the entries saved just before and after it (same creation second).
+	ctxWeight float32
+	ctxTop    int
 	// Boosts, as fractions added to a score of 1.
 	pinBoost, useBoost, recencyBoost float32
 	halfLife                         time.Duration
@@ -61,13 +66,15 @@ var defaultParams = rankParams{
 	k1:           1.2,
 	b:            0.75,
 	classW:       [6]float32{tokWord: 1, tokWhole: 1, tokPart: 0.5, tokBi: 1, tokUni: 0.3, tokLone: 1},
-	histW:        0.5,
+	histW:        0.6,
 	histVague:    0.8,
-	histDecay:    0.8,
+	histDecay:    0.95,
 	vagueTerms:   2,
-	prfDocs:      0,
-	prfTerms:     0,
-	prfWeight:    0,
+	prfDocs:      5,
+	prfTerms:     10,
+	prfWeight:    0.3,
+	ctxWeight:    0.3,
+	ctxTop:       50,
 	pinBoost:     0.2,
 	useBoost:     0.1,
 	recencyBoost: 0,
@@ -97,6 +104,8 @@ type searchScratch struct {
 	acc      []float32 // by doc
 	touched  []int32   // docs with acc > 0
 	best     []float32 // by slot
+	ctx      []float32 // by slot
+	ctxHit   []int32
 	bestDoc  []int32   // by slot
 	slotsHit []int32
 	termAcc  []float32 // by term, for feedback
@@ -151,6 +160,9 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 		ix.feedback(sc, ka, kb)
 		ix.aggregate(sc)
 	}
+	if p.ctxWeight > 0 {
+		ix.context(sc)
+	}
 
 	// Boosts, then the best k.
 	ref := opts.Now
@@ -183,6 +195,7 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 	if len(sc.best) < slots {
 		sc.best = make([]float32, slots+slots/4)
 		sc.bestDoc = make([]int32, slots+slots/4)
+		sc.ctx = make([]float32, slots+slots/4)
 	}
 	if len(sc.termAcc) < terms {
 		sc.termAcc = make([]float32, terms+terms/4)
@@ -302,15 +315,14 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for _, s := range sc.slotsHit {
 		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
-	ix.sortCands(sc.cands)
-	sc.cands = sc.cands[:min(len(sc.cands), p.prfDocs)]
+	top := ix.selectTop(sc.cands, p.prfDocs)
 	n := float32(ix.live)
 	total := float32(0)
-	for _, c := range sc.cands {
+	for _, c := range top {
 		total += c.score
 	}
 	sc.termsHit = sc.termsHit[:0]
-	for _, c := range sc.cands {
+	for _, c := range top {
 		d := sc.bestDoc[c.slot]
 		m := &ix.docMeta[d]
 		dl := float32(max(ix.docLen[d], 1))
@@ -357,6 +369,50 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		sc.termAcc[t] = 0
 	}
 	sc.termsHit = sc.termsHit[:0]
+}
+
+// context lets the best entries lend part of their score to their
+// neighbours: the entries saved just before and after them in the same
+// second (the surrounding turns of a conversation, memories distilled from
+// the same exchange). An answer often sits next to the entry that matched
+// the question.
+func (ix *Index) context(sc *searchScratch) {
+	p := &ix.params
+	sc.cands = sc.cands[:0]
+	for _, s := range sc.slotsHit {
+		sc.cands = append(sc.cands, cand{sc.best[s], s})
+	}
+	top := ix.selectTop(sc.cands, p.ctxTop)
+	sc.ctxHit = sc.ctxHit[:0]
+	for _, c := range top {
+		e := &ix.slots[c.slot]
+		g := ix.groups[e.group]
+		i, ok := slices.BinarySearchFunc(g, e.seq, func(s int32, seq uint64) int {
+			return cmp.Compare(ix.slots[s].seq, seq)
+		})
+		if !ok {
+			continue
+		}
+		for _, j := range [2]int{i - 1, i + 1} {
+			if j < 0 || j >= len(g) {
+				continue
+			}
+			n := g[j]
+			if sc.ctx[n] == 0 {
+				sc.ctxHit = append(sc.ctxHit, n)
+			}
+			sc.ctx[n] = max(sc.ctx[n], c.score)
+		}
+	}
+	for _, n := range sc.ctxHit {
+		if sc.best[n] == 0 {
+			sc.slotsHit = append(sc.slotsHit, n)
+			sc.bestDoc[n] = ix.slots[n].docs[0]
+		}
+		sc.best[n] += p.ctxWeight * sc.ctx[n]
+		sc.ctx[n] = 0
+	}
+	sc.ctxHit = sc.ctxHit[:0]
 }
 
 // boost is the factor an entry's score is multiplied by for being pinned,
@@ -406,14 +462,11 @@ func (ix *Index) sortCands(c []cand) {
 	})
 }
 
-// topK returns the best k candidates scoring at least cut, best first,
-// selected with a bounded heap.
-func (ix *Index) topK(sc *searchScratch, k int, cut float32) []Hit {
-	h := make([]cand, 0, k) // min-heap: the worst kept candidate at h[0]
-	for _, c := range sc.cands {
-		if c.score < cut || c.score <= 0 {
-			continue
-		}
+// selectTop returns the best k of cands, best first, selected with a
+// bounded heap (cands is left as it was).
+func (ix *Index) selectTop(cands []cand, k int) []cand {
+	h := make([]cand, 0, min(k, len(cands))) // min-heap: the worst kept candidate at h[0]
+	for _, c := range cands {
 		if len(h) < k {
 			h = append(h, c)
 			for i := len(h) - 1; i > 0; {
@@ -446,16 +499,55 @@ func (ix *Index) topK(sc *searchScratch, k int, cut float32) []Hit {
 		}
 	}
 	ix.sortCands(h)
-	hits := make([]Hit, len(h))
-	for i, c := range h {
-		d := sc.bestDoc[c.slot]
-		m := &ix.docMeta[d]
-		hits[i] = Hit{
-			Entry:  ix.slots[c.slot].e,
+	return h
+}
+
+// topK returns the hits of the best k candidates scoring at least cut.
+func (ix *Index) topK(sc *searchScratch, k int, cut float32) []Hit {
+	kept := sc.cands[:0]
+	for _, c := range sc.cands {
+		if c.score >= cut && c.score > 0 {
+			kept = append(kept, c)
+		}
+	}
+	// Select a few more than k so that duplicates can be dropped; select
+	// again from everything in the rare case that too many were.
+	want := k + k/2 + 4
+	h := ix.selectTop(kept, want)
+	hits := ix.distinct(sc, h, k)
+	if len(hits) < k && len(h) == want && len(kept) > want {
+		hits = ix.distinct(sc, ix.selectTop(kept, len(kept)), k)
+	}
+	return hits
+}
+
+// distinct turns the ranked candidates into at most k hits, leaving out an
+// entry whose text is the same as that of a better one (the same memory
+// saved twice is shown once).
+func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int) []Hit {
+	hits := make([]Hit, 0, min(k, len(ranked)))
+	for _, c := range ranked {
+		if len(hits) == k {
+			break
+		}
+		e := &ix.slots[c.slot]
+		dup := false
+		for _, h := range hits {
+			if ix.slots[ix.byID[h.Entry.ID]].hash == e.hash && h.Entry.Text == e.e.Text {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		m := &ix.docMeta[sc.bestDoc[c.slot]]
+		hits = append(hits, Hit{
+			Entry:  e.e,
 			Score:  float64(c.score),
 			Chunk:  int(m.chunk),
 			Offset: int(m.offset),
-		}
+		})
 	}
 	return hits
 }

@@ -58,6 +58,16 @@ var chineseStopBi = setOf(
 	"你是", "我也", "我想", "我要", "你有", "有没", "没什", "一起", "请问", "帮我",
 )
 
+// isParticle reports whether r is a Chinese particle or pronoun that makes
+// a meaningless bigram with whatever stands next to it (的感, 了一, 我今).
+func isParticle(r rune) bool {
+	switch r {
+	case '的', '了', '着', '吗', '呢', '吧', '啊', '呀', '嘛', '哦', '我', '你', '他', '她', '它', '是', '在', '很', '就', '都', '也', '还':
+		return true
+	}
+	return false
+}
+
 func setOf(words ...string) map[string]struct{} {
 	m := make(map[string]struct{}, len(words))
 	for _, w := range words {

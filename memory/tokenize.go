@@ -140,7 +140,7 @@ func (t *tokenizer) cjk(text string, fn emitFunc) {
 		}
 		if i+1 < len(rs) {
 			bi := text[c.start:rs[i+1].end]
-			if _, stop := chineseStopBi[bi]; !stop {
+			if _, stop := chineseStopBi[bi]; !stop && !isParticle(c.r) && !isParticle(rs[i+1].r) {
 				t.buf = append(t.buf[:0], bi...)
 				fn(t.buf, tokBi, c.start, rs[i+1].end)
 			}
