@@ -1,0 +1,508 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"engram/memory"
+)
+
+// Defaults of the Options.
+const (
+	DefaultMaxSteps   = 8
+	DefaultRetryDelay = time.Second
+	maxRetries        = 3
+	recentUserHistory = 3 // earlier user messages used as recall history
+)
+
+// Options configure an Agent.
+type Options struct {
+	Config     Config
+	Paths      Paths
+	HTTPClient *http.Client     // nil: a client with connect and header timeouts
+	Now        func() time.Time // nil: time.Now
+	// Memory are the options of the memory stores the agent opens (Now
+	// defaults to the agent's).
+	Memory memory.Options
+	// MaxSteps bounds the model calls of one turn (default 8); the last
+	// one is offered no tools, so the model has to answer.
+	MaxSteps int
+	// RetryDelay is the wait before the first retry of a 429 or 5xx; it
+	// doubles for each of the 3 retries (default 1s).
+	RetryDelay time.Duration
+}
+
+// Agent runs chat turns against a model with memory. See the package doc
+// for its events and which methods are safe from which goroutine.
+type Agent struct {
+	opts   Options
+	now    func() time.Time
+	events *eventQueue
+	chats  *chatStore
+	global *storeState
+	instr  *Instructions
+	ctx    context.Context // cancelled by Close
+	stop   context.CancelFunc
+
+	mu       sync.Mutex
+	cfg      Config
+	projects map[string]*projectState // by folder
+	running  map[string]context.CancelFunc
+	closed   bool
+	busy     int // running turns and distillations
+	idle     *sync.Cond
+}
+
+// storeState is an open memory store with its pinned entries cached.
+type storeState struct {
+	st    *memory.Store
+	scope Scope
+	dir   string
+
+	mu       sync.Mutex
+	pinned   []memory.Entry
+	pinnedOK bool
+}
+
+// projectState is a pinned project folder: its store and AGENTS.md.
+type projectState struct {
+	store *storeState
+	instr *Instructions
+}
+
+// New opens the global memory store and the saved chats. Nothing is sent
+// over the network. A config without an endpoint is fine: turns then end
+// with CodeNoEndpoint.
+func New(opts Options) (*Agent, error) {
+	if opts.Paths.ConfigDir == "" || opts.Paths.DataDir == "" {
+		return nil, errors.New("new agent: Paths.ConfigDir and Paths.DataDir are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Memory.Now == nil {
+		opts.Memory.Now = opts.Now
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	if opts.RetryDelay <= 0 {
+		opts.RetryDelay = DefaultRetryDelay
+	}
+	chats, err := loadChats(opts.Paths.ChatsDir(), opts.Now)
+	if err != nil {
+		return nil, fmt.Errorf("new agent: %w", err)
+	}
+	a := &Agent{opts: opts, now: opts.Now, events: newEventQueue(), chats: chats,
+		cfg: opts.Config.withDefaults(), projects: map[string]*projectState{},
+		running: map[string]context.CancelFunc{}, instr: NewInstructions(opts.Paths.GlobalInstructions())}
+	a.idle = sync.NewCond(&a.mu)
+	a.ctx, a.stop = context.WithCancel(context.Background())
+	st, err := memory.Open(opts.Paths.GlobalMemory(), opts.Memory)
+	if err != nil {
+		a.events.close()
+		return nil, fmt.Errorf("new agent: %w", err)
+	}
+	a.global = a.watch(st, ScopeGlobal, "")
+	if err := st.Err(); err != nil {
+		a.events.emit(MemoryChanged{Scope: ScopeGlobal, Err: err})
+	}
+	return a, nil
+}
+
+// watch wraps an opened store and turns its changes into MemoryChanged
+// events.
+func (a *Agent) watch(st *memory.Store, scope Scope, dir string) *storeState {
+	ss := &storeState{st: st, scope: scope, dir: dir}
+	st.OnChange(func() {
+		ss.mu.Lock()
+		ss.pinnedOK = false
+		ss.mu.Unlock()
+		a.events.emit(MemoryChanged{Scope: scope, Dir: dir, Err: st.Err()})
+	})
+	return ss
+}
+
+// pinnedEntries returns the store's pinned live entries, cached until the
+// store changes.
+func (ss *storeState) pinnedEntries() []memory.Entry {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !ss.pinnedOK {
+		ss.pinned = ss.pinned[:0]
+		for _, e := range ss.st.List() {
+			if e.Pinned && e.Live() {
+				ss.pinned = append(ss.pinned, e)
+			}
+		}
+		ss.pinnedOK = true
+	}
+	return append([]memory.Entry(nil), ss.pinned...)
+}
+
+// Events returns the agent's event channel. There is one channel; it is
+// closed by Close.
+func (a *Agent) Events() <-chan Event { return a.events.out }
+
+// Config returns the config the next turn uses.
+func (a *Agent) Config() Config {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg
+}
+
+// SetConfig saves c to the config file and uses it from the next turn on.
+func (a *Agent) SetConfig(c Config) error {
+	c = c.withDefaults()
+	if err := SaveConfig(a.opts.Paths.ConfigFile(), c); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.cfg = c
+	a.mu.Unlock()
+	return nil
+}
+
+// Models lists the models of the configured endpoint.
+func (a *Agent) Models(ctx context.Context) ([]string, error) {
+	c := a.Config()
+	if c.BaseURL == "" {
+		return nil, errNoEndpoint()
+	}
+	ids, err := newOpenAIClient(c.BaseURL, c.APIKey, a.opts.HTTPClient).Models(ctx)
+	if err != nil {
+		return nil, classify(err, c.Model)
+	}
+	return ids, nil
+}
+
+// Memory returns the global store, or the store of a project folder
+// (opened on first use).
+func (a *Agent) Memory(scope Scope, projectDir string) (*memory.Store, error) {
+	switch scope {
+	case ScopeGlobal:
+		return a.global.st, nil
+	case ScopeProject:
+		p, err := a.project(projectDir)
+		if err != nil {
+			return nil, err
+		}
+		return p.store.st, nil
+	}
+	return nil, fmt.Errorf("memory: unknown scope %q", scope)
+}
+
+// project returns the state of a project folder, opening its store.
+func (a *Agent) project(dir string) (*projectState, error) {
+	if dir == "" {
+		return nil, errors.New("no project folder is pinned")
+	}
+	dir = cleanDir(dir)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, errors.New("agent is closed")
+	}
+	if p, ok := a.projects[dir]; ok {
+		return p, nil
+	}
+	st, err := memory.Open(a.opts.Paths.ProjectMemory(dir), a.opts.Memory)
+	if err != nil {
+		return nil, fmt.Errorf("open project memory for %s: %w", dir, err)
+	}
+	p := &projectState{store: a.watch(st, ScopeProject, dir),
+		instr: NewInstructions(filepath.Join(dir, InstructionsFileName))}
+	a.projects[dir] = p
+	if err := st.Err(); err != nil {
+		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: dir, Err: err})
+	}
+	return p, nil
+}
+
+func cleanDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return filepath.Clean(dir)
+}
+
+// Instructions reports the global AGENTS.md and that of projectDir ("" for
+// none), reading them if they changed.
+func (a *Agent) Instructions(projectDir string) InstructionsInfo {
+	info := InstructionsInfo{Global: a.instr.Info()}
+	if projectDir != "" {
+		if p, err := a.project(projectDir); err == nil {
+			info.Project = p.instr.Info()
+		} else {
+			info.Project = InstructionFile{Path: filepath.Join(projectDir, InstructionsFileName), Err: err}
+		}
+	}
+	return info
+}
+
+// ReloadInstructions re-reads the AGENTS.md at path (the global one or that
+// of an open project) and reports it as an InstructionsChanged event. The
+// file watcher calls it; a path the agent does not know is ignored.
+func (a *Agent) ReloadInstructions(path string) {
+	if path == a.instr.Path() {
+		a.events.emit(a.instr.Reload())
+		return
+	}
+	a.mu.Lock()
+	var in *Instructions
+	for _, p := range a.projects {
+		if p.instr.Path() == path {
+			in = p.instr
+		}
+	}
+	a.mu.Unlock()
+	if in != nil {
+		a.events.emit(in.Reload())
+	}
+}
+
+// Chats lists the chats, most recently updated first.
+func (a *Agent) Chats() []ChatInfo { return a.chats.list() }
+
+// NewChat creates an empty chat with the config's auto-recall default.
+func (a *Agent) NewChat() (ChatInfo, error) {
+	return a.chats.create(a.Config().AutoRecall, "")
+}
+
+// Chat returns a chat with its messages.
+func (a *Agent) Chat(id string) (Chat, error) { return a.chats.get(id) }
+
+// RenameChat sets a chat's title.
+func (a *Agent) RenameChat(id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return errors.New("rename chat: the title is empty")
+	}
+	return a.chats.update(id, func(c *Chat) bool { c.Title = title; return true })
+}
+
+// DeleteChat cancels the chat's turn, if any, and deletes it.
+func (a *Agent) DeleteChat(id string) error {
+	a.Cancel(id)
+	return a.chats.remove(id)
+}
+
+// SetAutoRecall turns a chat's auto-recall on or off.
+func (a *Agent) SetAutoRecall(id string, on bool) error {
+	return a.chats.update(id, func(c *Chat) bool { c.AutoRecall = on; return true })
+}
+
+// SetProject pins a project folder to a chat ("" unpins): its AGENTS.md
+// joins the prompt and its memory store joins recall and the tools.
+func (a *Agent) SetProject(id, dir string) error {
+	if dir != "" {
+		dir = cleanDir(dir)
+		st, err := os.Stat(dir)
+		if err != nil {
+			return fmt.Errorf("pin project: %w", err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("pin project: %s is not a folder", dir)
+		}
+	}
+	return a.chats.update(id, func(c *Chat) bool { c.Project = dir; return true })
+}
+
+// RecentProjects lists the project folders of the chats, most recently used
+// first.
+func (a *Agent) RecentProjects() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range a.chats.list() {
+		if c.Project != "" && !seen[c.Project] {
+			seen[c.Project] = true
+			out = append(out, c.Project)
+		}
+	}
+	return out
+}
+
+// Send starts a turn: it records text as the user's message and returns at
+// once; the turn runs on its own goroutine and reports through Events. The
+// error is only for empty text, an unknown chat, a turn already running in
+// the chat, or a closed agent. Cancelling ctx (or Cancel) stops the turn.
+func (a *Agent) Send(ctx context.Context, chatID, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return errors.New("send: the message is empty")
+	}
+	if _, err := a.chats.get(chatID); err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return errors.New("send: agent is closed")
+	}
+	if _, ok := a.running[chatID]; ok {
+		return fmt.Errorf("send: %w", ErrTurnRunning)
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	stopWithAgent := context.AfterFunc(a.ctx, cancel)
+	a.running[chatID] = cancel
+	a.busy++
+	go func() {
+		defer func() {
+			stopWithAgent()
+			cancel()
+			a.done()
+		}()
+		a.turn(tctx, chatID, text)
+	}()
+	return nil
+}
+
+// Cancel stops the chat's running turn, if any. The turn ends with a
+// TurnDone whose Err is context.Canceled.
+func (a *Agent) Cancel(chatID string) {
+	a.mu.Lock()
+	cancel := a.running[chatID]
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// Running reports whether a turn runs in the chat.
+func (a *Agent) Running(chatID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.running[chatID]
+	return ok
+}
+
+// Wait blocks until no turn and no distillation runs.
+func (a *Agent) Wait() {
+	a.mu.Lock()
+	for a.busy > 0 {
+		a.idle.Wait()
+	}
+	a.mu.Unlock()
+}
+
+// track counts a background job for Wait; false when closed.
+func (a *Agent) track() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false
+	}
+	a.busy++
+	return true
+}
+
+func (a *Agent) done() {
+	a.mu.Lock()
+	a.busy--
+	if a.busy == 0 {
+		a.idle.Broadcast()
+	}
+	a.mu.Unlock()
+}
+
+// Close cancels running turns and distillations, waits for them, closes
+// the memory stores and then the event channel.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	a.mu.Unlock()
+	a.stop()
+	a.Wait()
+	errs := []error{a.global.st.Close()}
+	a.mu.Lock()
+	for _, p := range a.projects {
+		errs = append(errs, p.store.st.Close())
+	}
+	a.mu.Unlock()
+	a.events.close()
+	return errors.Join(errs...)
+}
+
+// emit queues an event.
+func (a *Agent) emit(e Event) { a.events.emit(e) }
+
+// finishTurn removes the chat's turn from the running set, so the next Send
+// is accepted, and then reports TurnDone.
+func (a *Agent) finishTurn(chatID string, usage Usage, err error) {
+	a.mu.Lock()
+	delete(a.running, chatID)
+	a.mu.Unlock()
+	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, At: a.now()})
+}
+
+// recall runs auto-recall for a turn over the global store and the chat's
+// project store: the best hits of both by score, pinned entries left out
+// (they are in the prompt anyway).
+func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
+	history := recentUserMessages(c.Messages, recentUserHistory)
+	opts := memory.RecallOptions{K: cfg.RecallTopK}
+	var hits []RecalledHit
+	add := func(ss *storeState) {
+		for _, h := range ss.st.Recall(text, history, opts) {
+			if !h.Entry.Pinned {
+				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
+			}
+		}
+	}
+	add(a.global)
+	if proj != nil {
+		add(proj.store)
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	if len(hits) > cfg.RecallTopK {
+		hits = hits[:cfg.RecallTopK]
+	}
+	return hits
+}
+
+// recentUserMessages returns up to n user messages before the last
+// message (the current one), oldest first, not reaching past a summary.
+func recentUserMessages(msgs []Message, n int) []string {
+	var out []string
+	for i := len(msgs) - 2; i >= 0 && len(out) < n; i-- {
+		if msgs[i].Role == RoleSummary {
+			break
+		}
+		if msgs[i].Role == RoleUser {
+			out = append(out, msgs[i].Text)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// markUsed records that recalled memories went into a prompt.
+func (a *Agent) markUsed(hits []RecalledHit, proj *projectState) {
+	var g, p []string
+	for _, h := range hits {
+		if h.Scope == ScopeProject {
+			p = append(p, h.Entry.ID)
+		} else {
+			g = append(g, h.Entry.ID)
+		}
+	}
+	if len(g) > 0 {
+		_ = a.global.st.MarkUsed(g...) // bookkeeping only; a failure shows in the store's Err
+	}
+	if len(p) > 0 && proj != nil {
+		_ = proj.store.st.MarkUsed(p...)
+	}
+}

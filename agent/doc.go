@@ -1,0 +1,79 @@
+// Package agent runs Engram's chat turns: recall, prompt assembly, a
+// streaming completion against an OpenAI-compatible endpoint, the memory
+// tools, distillation of new memories after a turn, compaction of long chats,
+// and the chats on disk. It knows nothing of windows; the UI and engramctl
+// consume its events.
+//
+// # Turns
+//
+// Send records the user's message and returns at once. The turn runs on its
+// own goroutine:
+//
+//  1. TurnStarted; then auto-recall over the global store and the pinned
+//     project's store (the chat's recent user messages are the history), and
+//     RecallDone with the hits (Skipped when the chat's auto-recall is off),
+//     before anything is sent to the model;
+//  2. compaction, if the chat's messages since the last summary exceed
+//     Config.ContextChars;
+//  3. the system prompt: base instructions, the global AGENTS.md, the
+//     project's AGENTS.md, pinned memories, the summary of older messages,
+//     and last the recall block, which is rebuilt every turn and never kept
+//     in the history;
+//  4. streaming completions (Delta events) and memory tool calls (ToolCall,
+//     ToolResult) until the model answers, at most Options.MaxSteps calls;
+//  5. TurnDone, with the usage and the error, if any;
+//  6. after a completed turn, distillation in the background
+//     (MemoriesSaved when memories were saved or distillation failed).
+//
+// A failing tool goes back to the model as a tool message and the turn goes
+// on; only transport and API failures end a turn, as an *Error whose Message
+// says what happened and what to do. 429 and 5xx are retried with backoff
+// (a Notice says so); a context-length error compacts the chat and retries
+// once; a model that rejects tools is asked again without them (with a
+// Notice). Cancelling the context given to Send, or Cancel, ends the turn
+// with TurnDone{Err: context.Canceled}; the partial answer stays in the chat
+// marked Stopped and is not distilled.
+//
+// # Events
+//
+// Events returns the one event channel. Delivery rules:
+//
+//   - every event is delivered, in the order it happened, except that
+//     consecutive Delta events of a chat that the consumer has not yet
+//     received are merged into one with the concatenated text: deltas are
+//     never dropped, only coalesced when the consumer is slower than the
+//     stream;
+//   - a turn's events come in the order TurnStarted, RecallDone, then Delta,
+//     ToolCall, ToolResult and Notice as they happen, then TurnDone last;
+//     MemoriesSaved of the turn comes after its TurnDone;
+//   - MemoryChanged (a store changed, by the agent, the person or another
+//     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
+//     at any time;
+//   - the agent never blocks on the consumer (events queue without bound),
+//     but the consumer should keep reading; after Close the channel is
+//     closed and events not yet received may be lost.
+//
+// When TurnDone arrives, the chat accepts the next Send.
+//
+// # Goroutines
+//
+// Every method of Agent is safe to call from any goroutine, including the UI
+// goroutine: none of them waits for the network. Send, Cancel, Chats, Chat,
+// Config, Running, Instructions and Events return at once; NewChat,
+// RenameChat, DeleteChat, SetAutoRecall, SetProject and SetConfig write one
+// small file; Memory may open a store file. Models makes a network call and
+// should be called off the UI goroutine. Wait blocks until every turn and
+// distillation has finished, and Close also cancels them first; as the
+// agent never waits for the event consumer, they may be called from any
+// goroutine, but not from the UI goroutine while a turn runs (the window
+// would freeze until it ends).
+//
+// The Instructions type loads one AGENTS.md (cut at MaxInstructionsSize with
+// a warning) and re-reads it when it changes on disk; a file watcher may
+// call Agent.ReloadInstructions. Memory stores report their changes as
+// MemoryChanged events through their OnChange hooks.
+//
+// Nothing in this package reads environment variables or XDG globals: the
+// program resolves Paths (DefaultPaths) and the Config (ResolveConfig,
+// LoadConfig with its getenv) and passes them to New.
+package agent

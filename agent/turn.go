@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// turnState is what one turn accumulates.
+type turnState struct {
+	chatID  string
+	project *projectState
+	hits    []RecalledHit
+	answer  strings.Builder
+	tools   []ToolRecord
+	usage   Usage
+}
+
+// turn runs one turn; it always ends with TurnDone.
+func (a *Agent) turn(ctx context.Context, chatID, text string) {
+	cfg := a.Config()
+	ts := &turnState{chatID: chatID}
+	err := a.chats.update(chatID, func(c *Chat) bool {
+		if c.Title == "" {
+			c.Title = titleFrom(text)
+		}
+		c.Messages = append(c.Messages, Message{Role: RoleUser, Text: text, Time: a.now()})
+		return true
+	})
+	if err != nil {
+		a.finishTurn(chatID, Usage{}, err)
+		return
+	}
+	a.emit(TurnStarted{ChatID: chatID, Text: text})
+	chat, err := a.chats.get(chatID)
+	if err != nil {
+		a.finishTurn(chatID, Usage{}, err)
+		return
+	}
+	if chat.Project != "" {
+		p, err := a.project(chat.Project)
+		if err != nil {
+			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The project's memory is unavailable: %v", err)})
+		}
+		ts.project = p
+	}
+	if chat.AutoRecall {
+		ts.hits = a.recall(chat, text, ts.project, cfg)
+		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits})
+	} else {
+		a.emit(RecallDone{ChatID: chatID, Skipped: true})
+	}
+	err = a.converse(ctx, cfg, ts)
+	if len(ts.hits) > 0 {
+		a.markUsed(ts.hits, ts.project)
+	}
+	a.endTurn(ctx, cfg, ts, text, err)
+}
+
+// endTurn saves the answer (complete, partial or failed) and reports the
+// end of the turn; after a completed turn it starts distillation.
+func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user string, err error) {
+	msg := Message{Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
+		Tools: ts.tools}
+	if ts.usage != (Usage{}) {
+		u := ts.usage
+		msg.Usage = &u
+	}
+	if ctx.Err() != nil {
+		err = ctx.Err()
+		msg.Stopped = true
+	} else if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) {
+			msg.Err = ae.Message
+		} else {
+			msg.Err = err.Error()
+		}
+	}
+	if msg.Text != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
+		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
+			c.Messages = append(c.Messages, msg)
+			return true
+		}); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	a.finishTurn(ts.chatID, ts.usage, err)
+	if err == nil && cfg.Distill && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+		var projectDir string
+		if ts.project != nil {
+			projectDir = ts.project.store.dir
+		}
+		go func() {
+			defer a.done()
+			a.distill(cfg, ts.chatID, projectDir, turnExcerpt(user, msg.Tools, msg.Text))
+		}()
+	}
+}
+
+// converse runs the model calls of a turn: compaction if the chat is over
+// budget, then completions and tool calls until the model answers.
+func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
+	if cfg.BaseURL == "" {
+		return errNoEndpoint()
+	}
+	if cfg.Model == "" {
+		return errNoModel(cfg.BaseURL)
+	}
+	client := newOpenAIClient(cfg.BaseURL, cfg.APIKey, a.opts.HTTPClient)
+	if err := a.compact(ctx, client, cfg, ts.chatID, false); err != nil {
+		return err
+	}
+	useTools, compacted := true, false
+	var turnMsgs []WireMessage // this turn's tool calls and results
+	for step := 0; step < a.opts.MaxSteps; step++ {
+		chat, err := a.chats.get(ts.chatID)
+		if err != nil {
+			return err
+		}
+		tools := useTools && step < a.opts.MaxSteps-1
+		req := Request{Model: cfg.Model, Messages: a.prompt(chat, ts, cfg, tools)}
+		req.Messages = append(req.Messages, turnMsgs...)
+		if tools {
+			req.Tools = toolDefs
+		}
+		sep := ts.answer.Len() > 0
+		streamed := false
+		reply, err := a.complete(ctx, client, req, ts.chatID, func(s string) {
+			if sep {
+				ts.answer.WriteString("\n\n")
+				s = "\n\n" + s
+				sep = false
+			}
+			streamed = true
+			ts.answer.WriteString(s)
+			a.emit(Delta{ChatID: ts.chatID, Text: s})
+		})
+		ts.usage.PromptTokens += reply.Usage.PromptTokens
+		ts.usage.CompletionTokens += reply.Usage.CompletionTokens
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var ae *Error
+			switch {
+			case errors.As(err, &ae) && ae.Code == CodeToolsUnsupported && tools && !streamed:
+				useTools = false
+				a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The model %s does not support tools, "+
+					"so it answers without the memory tools.", cfg.Model)})
+				step--
+				continue
+			case errors.As(err, &ae) && ae.Code == CodeContextTooLong && !compacted && !streamed:
+				compacted = true
+				if cerr := a.compact(ctx, client, cfg, ts.chatID, true); cerr != nil {
+					return err
+				}
+				step--
+				continue
+			}
+			return err
+		}
+		if len(reply.ToolCalls) == 0 {
+			return nil
+		}
+		turnMsgs = append(turnMsgs, WireMessage{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
+		for _, call := range reply.ToolCalls {
+			a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
+			result, terr := a.runTool(chat, ts.project, call)
+			rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
+			content := result
+			if terr != nil {
+				rec.Failed, rec.Result = true, terr.Error()
+				content = "Error: " + terr.Error()
+			}
+			ts.tools = append(ts.tools, rec)
+			a.emit(ToolResult{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Result: rec.Result, Err: terr})
+			turnMsgs = append(turnMsgs, WireMessage{Role: "tool", Content: content, ToolCallID: call.ID})
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// complete makes one completion, retrying 429 and 5xx answers with backoff
+// as long as nothing was streamed. Errors are classified.
+func (a *Agent) complete(ctx context.Context, c Completer, req Request, chatID string, onText func(string)) (Reply, error) {
+	delay := a.opts.RetryDelay
+	for attempt := 0; ; attempt++ {
+		streamed := false
+		reply, err := c.Complete(ctx, req, func(s string) {
+			streamed = true
+			if onText != nil {
+				onText(s)
+			}
+		})
+		if err == nil {
+			return reply, nil
+		}
+		if ctx.Err() != nil {
+			return reply, ctx.Err()
+		}
+		err = classify(err, req.Model)
+		var ae *Error
+		if streamed || attempt == maxRetries || !errors.As(err, &ae) || !ae.retryable() {
+			return reply, err
+		}
+		if chatID != "" {
+			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint is busy (%s); retrying in %s.",
+				ae.Code, delay.Round(time.Millisecond))})
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return reply, ctx.Err()
+		}
+		delay *= 2
+	}
+}
