@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"context"
+
+	"engram/agent"
+	"engram/memory"
+)
+
+// Backend is what the window needs from the agent. *agent.Agent satisfies it;
+// tests use a fake. Every method may do disk or network work, so the UI calls
+// them off the UI goroutine, except Events, Config, Chats and RecentProjects,
+// which only read memory.
+type Backend interface {
+	Events() <-chan agent.Event
+	Send(ctx context.Context, chatID, text string) error
+	Cancel(chatID string)
+	Chats() []ChatInfo
+	NewChat() (ChatInfo, error)
+	Chat(id string) (Chat, error)
+	RenameChat(id, title string) error
+	DeleteChat(id string) error
+	SetAutoRecall(id string, on bool) error
+	SetProject(id, dir string) error
+	Memory(scope agent.Scope, projectDir string) (*memory.Store, error)
+	Config() agent.Config
+	SetConfig(c agent.Config) error
+	Models(ctx context.Context) ([]string, error)
+	Instructions(projectDir string) InstructionsInfo
+	RecentProjects() []string
+}
+
+// The agent's chat types, under short names.
+type (
+	ChatInfo         = agent.ChatInfo
+	Chat             = agent.Chat
+	Message          = agent.Message
+	ToolRecord       = agent.ToolRecord
+	InstructionsInfo = agent.InstructionsInfo
+)

@@ -1,0 +1,200 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// chatList is the left column: New chat and the chats, newest first, each
+// with a menu to rename or delete it.
+type chatList struct {
+	u    *UI
+	list *widget.List
+	root fyne.CanvasObject
+	sel  string
+}
+
+func newChatList(u *UI) *chatList {
+	l := &chatList{u: u}
+	l.list = widget.NewList(
+		func() int { return len(u.chats) },
+		func() fyne.CanvasObject {
+			title := widget.NewLabel("Chat title")
+			title.Truncation = fyne.TextTruncateEllipsis
+			when := captionLabel("yesterday")
+			when.Wrapping = fyne.TextWrapOff
+			more := widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), nil)
+			more.Importance = widget.LowImportance
+			return container.NewBorder(nil, nil, nil, more, container.NewVBox(title, when))
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i >= len(u.chats) {
+				return
+			}
+			c := u.chats[i]
+			row := o.(*fyne.Container)
+			texts := row.Objects[0].(*fyne.Container)
+			texts.Objects[0].(*widget.Label).SetText(chatTitle(c))
+			texts.Objects[1].(*widget.Label).SetText(chatCaption(c, time.Now()))
+			more := row.Objects[1].(*widget.Button)
+			more.OnTapped = func() { l.menu(c, more) }
+		})
+	l.list.OnSelected = func(i widget.ListItemID) {
+		if i < len(u.chats) && u.chats[i].ID != u.current {
+			u.selectChat(u.chats[i].ID)
+		}
+	}
+	add := widget.NewButtonWithIcon("New chat", theme.ContentAddIcon(), u.newChat)
+	add.Alignment = widget.ButtonAlignLeading
+	l.root = container.NewBorder(container.NewPadded(add), nil, nil, nil, l.list)
+	return l
+}
+
+// chatTitle is the title to show for c.
+func chatTitle(c ChatInfo) string {
+	if c.Title == "" {
+		return "New chat"
+	}
+	return c.Title
+}
+
+// chatCaption says when c was last active and its project.
+func chatCaption(c ChatInfo, now time.Time) string {
+	s := ago(c.Updated, now)
+	if c.Project != "" {
+		s += " · " + baseName(c.Project)
+	}
+	return s
+}
+
+// ago is a short relative time: "just now", "5 min ago", "3 h ago",
+// "yesterday", or a date.
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	case d < 48*time.Hour:
+		return "yesterday"
+	case t.Year() == now.Year():
+		return t.Format("Jan 2")
+	}
+	return t.Format("Jan 2, 2006")
+}
+
+// refresh redraws the list and keeps the current chat selected.
+func (l *chatList) refresh() {
+	l.list.Refresh()
+	l.selectID(l.u.current)
+}
+
+// selectID highlights chat id.
+func (l *chatList) selectID(id string) {
+	for i, c := range l.u.chats {
+		if c.ID == id {
+			if l.sel != id {
+				l.sel = id
+				l.list.Select(i)
+			}
+			return
+		}
+	}
+}
+
+// menu shows Rename and Delete for chat c.
+func (l *chatList) menu(c ChatInfo, at fyne.CanvasObject) {
+	menu := fyne.NewMenu("",
+		fyne.NewMenuItem("Rename…", func() { l.rename(c) }),
+		fyne.NewMenuItem("Delete…", func() { l.remove(c) }),
+	)
+	cv := l.u.w.Canvas()
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(at)
+	widget.ShowPopUpMenuAtPosition(menu, cv, pos.Add(fyne.NewPos(0, at.Size().Height)))
+}
+
+// rename asks for a new title.
+func (l *chatList) rename(c ChatInfo) {
+	e := widget.NewEntry()
+	e.SetText(chatTitle(c))
+	u := l.u
+	d := dialog.NewForm("Rename chat", "Rename", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Title", e)}, func(ok bool) {
+			if !ok || e.Text == "" {
+				return
+			}
+			title := e.Text
+			u.bg(func() func() {
+				err := u.b.RenameChat(c.ID, title)
+				return func() {
+					if err != nil {
+						u.showError("Could not rename the chat", err)
+						return
+					}
+					c.Title = title
+					u.updateInfo(c)
+				}
+			})
+		}, u.w)
+	d.Resize(fyne.NewSize(420, d.MinSize().Height))
+	d.Show()
+	u.w.Canvas().Focus(e)
+}
+
+// remove deletes chat c after asking.
+func (l *chatList) remove(c ChatInfo) {
+	u := l.u
+	dialog.ShowConfirm("Delete chat", fmt.Sprintf("Delete “%s”? Its messages are removed; memories stay.", chatTitle(c)),
+		func(ok bool) {
+			if !ok {
+				return
+			}
+			u.bg(func() func() {
+				err := u.b.DeleteChat(c.ID)
+				return func() {
+					if err != nil {
+						u.showError("Could not delete the chat", err)
+						return
+					}
+					u.chatDeleted(c.ID)
+				}
+			})
+		}, u.w)
+}
+
+// chatDeleted drops chat id from the window and selects another (creating
+// one when none is left).
+func (u *UI) chatDeleted(id string) {
+	delete(u.sessions, id)
+	var rest []ChatInfo
+	for _, c := range u.chats {
+		if c.ID != id {
+			rest = append(rest, c)
+		}
+	}
+	u.chats = rest
+	u.list.sel = ""
+	u.list.list.UnselectAll()
+	u.list.refresh()
+	if u.current != id {
+		return
+	}
+	u.current = ""
+	if len(rest) == 0 {
+		u.newChat()
+		return
+	}
+	u.selectChat(rest[0].ID)
+}

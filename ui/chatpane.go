@@ -1,0 +1,196 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// chatPane shows the selected chat's messages and the message box.
+type chatPane struct {
+	u      *UI
+	s      *session
+	views  []*messageView
+	msgs   *fyne.Container
+	scroll *container.Scroll
+	empty  fyne.CanvasObject
+	banner *widget.Label
+	input  *messageEntry
+	send   *widget.Button
+	stopB  *widget.Button
+	root   fyne.CanvasObject
+}
+
+func newChatPane(u *UI) *chatPane {
+	p := &chatPane{u: u, msgs: container.NewVBox()}
+	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
+	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories")
+	hint.Alignment = fyne.TextAlignCenter
+	p.empty = container.NewCenter(container.NewVBox(title, hint))
+	p.banner = widget.NewLabel("")
+	p.banner.Wrapping = fyne.TextWrapWord
+	p.banner.Importance = widget.WarningImportance
+	p.banner.Hide()
+
+	p.input = newMessageEntry()
+	p.input.SetPlaceHolder("Message Engram…")
+	p.input.onSend = p.submit
+	p.input.onEscape = u.stop
+	p.input.onShortcut = u.shortcut
+	p.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), p.submit)
+	p.send.Importance = widget.HighImportance
+	p.stopB = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), u.stop)
+	p.stopB.Importance = widget.DangerImportance
+	p.stopB.Hide()
+	buttons := container.NewVBox(p.send, p.stopB)
+	inputRow := container.NewBorder(nil, nil, nil, buttons, p.input)
+	center := container.NewStack(p.scroll, p.empty)
+	p.root = container.NewBorder(p.banner, container.NewPadded(inputRow), nil, nil, center)
+	p.updateEmpty()
+	return p
+}
+
+// focus puts the keyboard focus in the message box.
+func (p *chatPane) focus() {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(p.input); c != nil {
+		c.Focus(p.input)
+		return
+	}
+	p.u.w.Canvas().Focus(p.input)
+}
+
+// show replaces the pane's content with session s.
+func (p *chatPane) show(s *session) {
+	p.s = s
+	p.views = nil
+	p.msgs.Objects = nil
+	p.sync()
+	p.setBusy(s.busy)
+	p.scroll.ScrollToBottom()
+}
+
+// sync adds views for messages the pane does not show yet.
+func (p *chatPane) sync() {
+	if p.s == nil {
+		return
+	}
+	bottom := p.atBottom()
+	for i := len(p.views); i < len(p.s.msgs); i++ {
+		v := newMessageView(p.s.msgs[i], p.actions())
+		p.views = append(p.views, v)
+		p.msgs.Add(v.root)
+	}
+	p.updateEmpty()
+	p.setBusy(p.s.busy)
+	p.follow(bottom)
+}
+
+// refresh redraws message m.
+func (p *chatPane) refresh(m *msgState) {
+	bottom := p.atBottom()
+	p.sync()
+	for i := len(p.views) - 1; i >= 0; i-- {
+		if p.views[i].m == m {
+			p.views[i].update()
+			break
+		}
+	}
+	p.msgs.Refresh()
+	p.follow(bottom)
+}
+
+func (p *chatPane) actions() messageActions {
+	return messageActions{
+		copy:     p.u.copy,
+		retry:    p.retry,
+		settings: p.u.openSettings,
+		changed:  func() { p.msgs.Refresh() },
+	}
+}
+
+// atBottom reports whether the view is scrolled to (near) the end, so new
+// text should keep it there.
+func (p *chatPane) atBottom() bool {
+	content := p.scroll.Content.MinSize().Height
+	return p.scroll.Offset.Y+p.scroll.Size().Height >= content-2*theme.Padding()-40
+}
+
+func (p *chatPane) follow(wasBottom bool) {
+	if wasBottom {
+		p.scroll.ScrollToBottom()
+	}
+}
+
+func (p *chatPane) updateEmpty() {
+	if len(p.views) == 0 {
+		p.empty.Show()
+	} else {
+		p.empty.Hide()
+	}
+}
+
+// setBusy swaps Send for Stop while a turn runs.
+func (p *chatPane) setBusy(busy bool) {
+	if busy {
+		p.send.Hide()
+		p.stopB.Show()
+	} else {
+		p.stopB.Hide()
+		p.send.Show()
+	}
+}
+
+// notice shows a message that belongs to no chat above the messages.
+func (p *chatPane) notice(text string) {
+	p.banner.SetText(text)
+	p.banner.Show()
+}
+
+// submit sends the message box's text.
+func (p *chatPane) submit() {
+	text := strings.TrimSpace(p.input.Text)
+	if text == "" {
+		return
+	}
+	if p.sendText(text) {
+		p.input.SetText("")
+	}
+}
+
+// retry sends the last question again.
+func (p *chatPane) retry() {
+	if p.s != nil {
+		p.sendText(p.s.lastUserText())
+	}
+}
+
+// sendText starts a turn; it reports whether one could start.
+func (p *chatPane) sendText(text string) bool {
+	s := p.s
+	if s == nil || s.busy || text == "" {
+		return false
+	}
+	s.busy = true
+	p.setBusy(true)
+	id, u := s.info.ID, p.u
+	u.bg(func() func() {
+		err := u.b.Send(u.ctx, id, text)
+		if err == nil {
+			return nil
+		}
+		return func() {
+			s.busy = false
+			m := &msgState{Message: Message{Role: "assistant"}}
+			m.Err, m.settings = errorText(err)
+			s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: text}}, m)
+			if u.current == id {
+				p.sync()
+			}
+		}
+	})
+	return true
+}

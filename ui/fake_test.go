@@ -1,0 +1,303 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"engram/agent"
+	"engram/memory"
+)
+
+// fakeBackend is an agent stand-in: chats in memory, real memory stores in a
+// temporary folder, and turns that play a script of events.
+type fakeBackend struct {
+	t      *testing.T
+	dir    string
+	events chan agent.Event
+
+	mu       sync.Mutex
+	chats    map[string]*Chat
+	order    []string
+	cfg      agent.Config
+	stores   map[string]*memory.Store
+	sent     []string // "chatID: text"
+	recent   []string
+	script   func(chatID, text string) []agent.Event
+	sendErr  error
+	canceled []string
+	now      time.Time
+}
+
+func newFakeBackend(t *testing.T) *fakeBackend {
+	f := &fakeBackend{t: t, dir: t.TempDir(), events: make(chan agent.Event, 1000),
+		chats: map[string]*Chat{}, stores: map[string]*memory.Store{},
+		cfg: agent.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "test-model", AutoRecall: true, Distill: true,
+			RecallTopK: 5, RecallBudget: 2000},
+		now: time.Now()}
+	t.Cleanup(func() {
+		for _, s := range f.stores {
+			s.Close()
+		}
+	})
+	return f
+}
+
+func (f *fakeBackend) Events() <-chan agent.Event { return f.events }
+
+func (f *fakeBackend) Send(_ context.Context, chatID, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sendErr != nil {
+		return f.sendErr
+	}
+	f.sent = append(f.sent, chatID+": "+text)
+	var evs []agent.Event
+	if f.script != nil {
+		evs = f.script(chatID, text)
+	} else {
+		evs = []agent.Event{agent.TurnStarted{ChatID: chatID, Text: text},
+			agent.Delta{ChatID: chatID, Text: "ok"}, agent.TurnDone{ChatID: chatID}}
+	}
+	go func() {
+		for _, e := range evs {
+			f.events <- e
+		}
+	}()
+	return nil
+}
+
+func (f *fakeBackend) Cancel(chatID string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.canceled = append(f.canceled, chatID)
+	f.events <- agent.TurnDone{ChatID: chatID, Err: context.Canceled}
+}
+
+func (f *fakeBackend) Chats() []ChatInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ChatInfo
+	for _, id := range f.order {
+		out = append(out, f.chats[id].ChatInfo)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out
+}
+
+func (f *fakeBackend) NewChat() (ChatInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now = f.now.Add(time.Second)
+	id := "chat" + strconv.Itoa(len(f.order)+1)
+	c := &Chat{ChatInfo: ChatInfo{ID: id, Created: f.now, Updated: f.now, AutoRecall: f.cfg.AutoRecall}}
+	f.chats[id] = c
+	f.order = append(f.order, id)
+	return c.ChatInfo, nil
+}
+
+func (f *fakeBackend) Chat(id string) (Chat, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.chats[id]
+	if !ok {
+		return Chat{}, agent.ErrChatNotFound
+	}
+	return *c, nil
+}
+
+func (f *fakeBackend) with(id string, fn func(c *Chat)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.chats[id]
+	if !ok {
+		return agent.ErrChatNotFound
+	}
+	fn(c)
+	return nil
+}
+
+func (f *fakeBackend) RenameChat(id, title string) error {
+	return f.with(id, func(c *Chat) { c.Title = title })
+}
+
+func (f *fakeBackend) DeleteChat(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.chats, id)
+	for i, x := range f.order {
+		if x == id {
+			f.order = append(f.order[:i], f.order[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+func (f *fakeBackend) SetAutoRecall(id string, on bool) error {
+	return f.with(id, func(c *Chat) { c.AutoRecall = on })
+}
+
+func (f *fakeBackend) SetProject(id, dir string) error {
+	return f.with(id, func(c *Chat) {
+		c.Project = dir
+		if dir != "" {
+			f.recent = append([]string{dir}, f.recent...)
+		}
+	})
+}
+
+func (f *fakeBackend) Memory(scope agent.Scope, dir string) (*memory.Store, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	path := filepath.Join(f.dir, "memory.json")
+	if scope == agent.ScopeProject {
+		if dir == "" {
+			return nil, errors.New("no project")
+		}
+		path = filepath.Join(f.dir, "projects", filepath.Base(dir), "memory.json")
+	}
+	if s, ok := f.stores[path]; ok {
+		return s, nil
+	}
+	s, err := memory.Open(path, memory.Options{})
+	if err != nil {
+		return nil, err
+	}
+	f.stores[path] = s
+	return s, nil
+}
+
+func (f *fakeBackend) Config() agent.Config {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cfg
+}
+
+func (f *fakeBackend) SetConfig(c agent.Config) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cfg = c
+	return nil
+}
+
+func (f *fakeBackend) Models(context.Context) ([]string, error) {
+	return []string{"test-model", "other-model"}, nil
+}
+
+func (f *fakeBackend) Instructions(dir string) InstructionsInfo {
+	var info InstructionsInfo
+	if dir != "" {
+		info.Project.Path = filepath.Join(dir, "AGENTS.md")
+		_, err := os.Stat(info.Project.Path)
+		info.Project.Found = err == nil
+	}
+	return info
+}
+
+func (f *fakeBackend) RecentProjects() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.recent...)
+}
+
+func (f *fakeBackend) sentMessages() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.sent...)
+}
+
+// harness runs a UI on the test app. Functions the UI hands to fyne.Do are
+// queued and run on the test goroutine by settle and waitFor, so the test
+// and the UI never touch widgets at the same time.
+type harness struct {
+	t     *testing.T
+	w     fyne.Window
+	fb    *fakeBackend
+	u     *UI
+	mu    sync.Mutex
+	queue []func()
+	ready chan struct{}
+}
+
+func newHarness(t *testing.T, prepare func(fb *fakeBackend)) *harness {
+	t.Helper()
+	test.NewTempApp(t)
+	h := &harness{t: t, fb: newFakeBackend(t), ready: make(chan struct{}, 1)}
+	if prepare != nil {
+		prepare(h.fb)
+	}
+	h.w = test.NewWindow(nil)
+	h.w.Resize(fyne.NewSize(1200, 760))
+	h.u = New(h.w, h.fb)
+	h.u.do = h.enqueue
+	h.u.Start()
+	t.Cleanup(func() {
+		h.u.cancel()
+		h.settle()
+		h.u.Close()
+		h.w.Close()
+	})
+	h.settle()
+	return h
+}
+
+func (h *harness) enqueue(f func()) {
+	h.mu.Lock()
+	h.queue = append(h.queue, f)
+	h.mu.Unlock()
+	select {
+	case h.ready <- struct{}{}:
+	default:
+	}
+}
+
+// runQueued runs what the UI queued; it reports whether there was anything.
+func (h *harness) runQueued() bool {
+	h.mu.Lock()
+	q := h.queue
+	h.queue = nil
+	h.mu.Unlock()
+	for _, f := range q {
+		f()
+	}
+	return len(q) > 0
+}
+
+// settle waits for the UI's background work and runs what it queued, until
+// nothing is left.
+func (h *harness) settle() {
+	for {
+		h.u.work.Wait()
+		if !h.runQueued() {
+			return
+		}
+	}
+}
+
+// waitFor runs queued UI work until cond holds; events come from the fake
+// agent's goroutine, so there is no fixed point to settle at.
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		h.settle()
+		if cond() {
+			return
+		}
+		select {
+		case <-h.ready:
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

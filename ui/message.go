@@ -1,0 +1,275 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"engram/agent"
+)
+
+// session is what the window knows of one chat: its info, its messages as
+// loaded and then updated by events, and whether a turn is running.
+type session struct {
+	info   ChatInfo
+	msgs   []*msgState
+	loaded bool
+	busy   bool
+}
+
+// msgState is a message plus what only the window tracks about it.
+type msgState struct {
+	Message
+	notices  []string
+	pending  bool // the answer is still streaming
+	open     bool // the recall/tool disclosure is expanded
+	settings bool // the error is one that settings fix
+}
+
+// lastAnswer returns the last assistant message, or nil.
+func (s *session) lastAnswer() *msgState {
+	for i := len(s.msgs) - 1; i >= 0; i-- {
+		if s.msgs[i].Role == "assistant" {
+			return s.msgs[i]
+		}
+	}
+	return nil
+}
+
+// lastUserText returns the text of the last user message.
+func (s *session) lastUserText() string {
+	for i := len(s.msgs) - 1; i >= 0; i-- {
+		if s.msgs[i].Role == "user" {
+			return s.msgs[i].Text
+		}
+	}
+	return ""
+}
+
+// messageActions are what a message's buttons do.
+type messageActions struct {
+	copy     func(string)
+	retry    func()
+	settings func()
+	changed  func() // the view's height may have changed
+}
+
+// messageView draws one message. update rebuilds it from its msgState; the
+// body is only re-parsed when the text changed.
+type messageView struct {
+	m        *msgState
+	act      messageActions
+	root     *fyne.Container
+	body     *fyne.Container
+	details  *fyne.Container
+	lastText string
+	rendered bool
+}
+
+func newMessageView(m *msgState, act messageActions) *messageView {
+	v := &messageView{m: m, act: act, body: container.NewVBox(), details: container.NewVBox()}
+	v.root = container.NewVBox()
+	v.update()
+	return v
+}
+
+var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
+
+// update redraws the message after its state changed.
+func (v *messageView) update() {
+	m := v.m
+	if !v.rendered || m.Text != v.lastText {
+		text := m.Text
+		if m.pending && text == "" {
+			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
+		} else {
+			v.body.Objects = renderMarkdown(text, v.act.copy)
+		}
+		v.body.Refresh()
+		v.lastText = m.Text
+		v.rendered = true
+	}
+
+	var parts []fyne.CanvasObject
+	switch m.Role {
+	case "user":
+		head := widget.NewLabelWithStyle("You", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		bg := canvas.NewRectangle(userTint)
+		bg.CornerRadius = theme.InputRadiusSize() * 2
+		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(head, v.body))))
+	case "summary":
+		head := widget.NewLabelWithStyle("Summary of earlier messages", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		parts = append(parts, head, v.body)
+	default:
+		head := widget.NewLabelWithStyle("Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		right := container.NewHBox()
+		if !m.pending && m.Text != "" {
+			cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { v.act.copy(m.Text) })
+			cp.Importance = widget.LowImportance
+			right.Add(cp)
+		}
+		parts = append(parts, container.NewBorder(nil, nil, nil, right, head), v.body)
+		if d := v.disclosure(); d != nil {
+			parts = append(parts, d)
+		}
+		for _, n := range m.notices {
+			parts = append(parts, dimLabel(n))
+		}
+		if m.Stopped {
+			parts = append(parts, dimLabel("Stopped."))
+		}
+		if m.Err != "" {
+			parts = append(parts, v.errorBox())
+		}
+	}
+	v.root.Objects = parts
+	v.root.Refresh()
+}
+
+// summaryLine is the disclosure's title: "3 memories recalled · 1 tool call".
+func summaryLine(hits, tools int) string {
+	var parts []string
+	switch hits {
+	case 0:
+		parts = append(parts, "No memories recalled")
+	case 1:
+		parts = append(parts, "1 memory recalled")
+	default:
+		parts = append(parts, fmt.Sprintf("%d memories recalled", hits))
+	}
+	switch tools {
+	case 0:
+	case 1:
+		parts = append(parts, "1 tool call")
+	default:
+		parts = append(parts, fmt.Sprintf("%d tool calls", tools))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// disclosure is the small "N memories recalled · M tool calls" button that
+// expands to the memories (score, matched terms) and the tool calls.
+func (v *messageView) disclosure() fyne.CanvasObject {
+	m := v.m
+	if len(m.Recalled) == 0 && len(m.Tools) == 0 {
+		if m.pending {
+			return nil
+		}
+		return dimLabel("No memories recalled")
+	}
+	icon := theme.MenuExpandIcon()
+	if m.open {
+		icon = theme.MenuDropDownIcon()
+	}
+	btn := widget.NewButtonWithIcon(summaryLine(len(m.Recalled), len(m.Tools)), icon, func() {
+		m.open = !m.open
+		v.update()
+		if v.act.changed != nil {
+			v.act.changed()
+		}
+	})
+	btn.Importance = widget.LowImportance
+	btn.Alignment = widget.ButtonAlignLeading
+	if !m.open {
+		return container.NewHBox(btn)
+	}
+	v.details.Objects = nil
+	for _, h := range m.Recalled {
+		v.details.Add(hitRow(h))
+	}
+	for _, t := range m.Tools {
+		v.details.Add(toolRow(t))
+	}
+	return container.NewVBox(container.NewHBox(btn), container.NewPadded(v.details))
+}
+
+// hitRow shows one recalled memory: kind, scope, score, matched terms, text.
+func hitRow(h agent.RecalledHit) fyne.CanvasObject {
+	meta := fmt.Sprintf("%s · %s · score %.2f", h.Entry.Kind, h.Scope, h.Score)
+	if len(h.Terms) > 0 {
+		meta += " · matched: " + strings.Join(h.Terms, ", ")
+	}
+	text := widget.NewLabel(h.Entry.Text)
+	text.Wrapping = fyne.TextWrapWord
+	return container.NewBorder(nil, nil, container.NewVBox(kindBadge(h.Entry.Kind)), nil,
+		container.New(&tightVBox{}, text, captionLabel(meta)))
+}
+
+// toolRow shows a tool call, its arguments and its result.
+func toolRow(t ToolRecord) fyne.CanvasObject {
+	icon := theme.ComputerIcon()
+	status := "→ " + oneLine(t.Result, 200)
+	if t.Failed {
+		icon = theme.ErrorIcon()
+		status = "failed: " + oneLine(t.Result, 200)
+	} else if t.Result == "" {
+		status = "running…"
+	}
+	title := widget.NewLabelWithStyle(t.Name+"("+oneLine(t.Args, 200)+")", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	title.Wrapping = fyne.TextWrapBreak
+	res := captionLabel(status)
+	return container.NewBorder(nil, nil, container.NewVBox(widget.NewIcon(icon)), nil, container.New(&tightVBox{}, title, res))
+}
+
+// errorBox shows a failed turn: what happened, what to do, Retry and (when
+// settings can fix it) Open settings.
+func (v *messageView) errorBox() fyne.CanvasObject {
+	msg := widget.NewLabel(v.m.Err)
+	msg.Wrapping = fyne.TextWrapWord
+	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), v.act.retry)
+	buttons := container.NewHBox(retry)
+	if v.m.settings {
+		open := widget.NewButtonWithIcon("Open settings", theme.SettingsIcon(), v.act.settings)
+		open.Importance = widget.HighImportance
+		buttons.Add(open)
+	}
+	bg := canvas.NewRectangle(color.NRGBA{R: 0xd3, G: 0x2f, B: 0x2f, A: 0x26})
+	bg.CornerRadius = theme.InputRadiusSize()
+	return container.NewStack(bg, container.NewPadded(container.NewBorder(nil, buttons,
+		widget.NewIcon(theme.ErrorIcon()), nil, msg)))
+}
+
+// errorText turns a turn's error into words and says whether settings are
+// the fix.
+func errorText(err error) (string, bool) {
+	var ae *agent.Error
+	if errors.As(err, &ae) {
+		switch ae.Code {
+		case agent.CodeNoEndpoint, agent.CodeAuth, agent.CodeModelNotFound, agent.CodeUnreachable:
+			return ae.Message, true
+		}
+		return ae.Message, false
+	}
+	return "The answer failed: " + err.Error() + ". Check the endpoint in Settings and retry.", true
+}
+
+func dimLabel(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	l.Importance = widget.LowImportance
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+func captionLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.SizeName = theme.SizeNameCaptionText
+	l.Importance = widget.LowImportance
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// oneLine flattens s to one line of at most max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}

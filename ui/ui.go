@@ -1,0 +1,514 @@
+// Package ui is Engram's window: the chat list, the chat pane, the memory
+// inspector, the toolbar (project pin, auto-recall, model, settings) and the
+// settings dialog.
+//
+// Threading: every method of UI and of its parts runs on the Fyne UI
+// goroutine (widget callbacks, or functions passed to fyne.Do). Work that
+// touches disk or network — Backend calls other than Events, Config, Chats
+// and RecentProjects, and every memory store call that writes — runs on a
+// goroutine started by bg, which hands its result back through fyne.Do. One
+// pump goroutine reads the agent's events, merges streamed deltas so the
+// answer is redrawn at most ~30 times a second (the final text is always
+// applied, before the event that follows it), and applies them through
+// fyne.Do.
+package ui
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"engram/agent"
+)
+
+// frame is the shortest time between two redraws of a streaming answer.
+const frame = 33 * time.Millisecond
+
+// UI is the Engram window's content and state.
+type UI struct {
+	w  fyne.Window
+	b  Backend
+	do func(func()) // runs a function on the UI goroutine (fyne.Do)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	pumpWG sync.WaitGroup // the event pump
+	work   sync.WaitGroup // background calls started by bg
+
+	chats    []ChatInfo
+	sessions map[string]*session
+	current  string
+	cfg      agent.Config
+	recent   []string
+
+	list *chatList
+	pane *chatPane
+	bar  *toolbar
+	insp *inspector
+
+	body          *fyne.Container
+	split         *container.Split
+	inspectorOpen bool
+	settingsOpen  bool
+	started       bool
+}
+
+// New builds the window's content for backend b and sets it on w. Call
+// Start to load the chats and follow the agent's events.
+func New(w fyne.Window, b Backend) *UI {
+	u := &UI{w: w, b: b, do: fyne.Do, sessions: map[string]*session{}, inspectorOpen: true}
+	u.ctx, u.cancel = context.WithCancel(context.Background())
+	u.list = newChatList(u)
+	u.pane = newChatPane(u)
+	u.bar = newToolbar(u)
+	u.insp = newInspector(u)
+
+	u.split = container.NewHSplit(u.pane.root, u.insp.root)
+	u.split.Offset = 0.62
+	u.body = container.NewStack(u.split)
+	left := container.NewHSplit(u.list.root, u.body)
+	left.Offset = 0.2
+	w.SetContent(container.NewBorder(u.bar.root, nil, nil, nil, left))
+	u.addShortcuts()
+	return u
+}
+
+// Start loads the chats, the configuration and the global memories, and
+// starts following the agent's events. The first run with no endpoint
+// opens the settings.
+func (u *UI) Start() {
+	if u.started {
+		return
+	}
+	u.started = true
+	u.pumpWG.Add(1)
+	go func() {
+		defer u.pumpWG.Done()
+		pump(u.ctx, u.b.Events(), u.do, u.apply)
+	}()
+	u.cfg = u.b.Config()
+	u.bar.setConfig(u.cfg)
+	u.insp.setScope(agent.ScopeGlobal)
+	u.bg(func() func() {
+		chats := u.b.Chats()
+		var err error
+		if len(chats) == 0 {
+			var c ChatInfo
+			if c, err = u.b.NewChat(); err == nil {
+				chats = []ChatInfo{c}
+			}
+		}
+		recent := u.b.RecentProjects()
+		return func() {
+			u.recent = recent
+			u.setChats(chats)
+			if err != nil {
+				u.showError("Could not create a chat", err)
+			}
+			if len(u.chats) > 0 {
+				u.selectChat(u.chats[0].ID)
+			}
+			if unconfigured(u.cfg) {
+				u.openSettings()
+			}
+		}
+	})
+	u.bar.loadModels()
+	u.pane.focus()
+}
+
+// Close stops the event pump and waits for background work.
+func (u *UI) Close() {
+	u.cancel()
+	u.pumpWG.Wait()
+	u.work.Wait()
+}
+
+// unconfigured reports whether no endpoint or model has been set.
+func unconfigured(c agent.Config) bool { return c.BaseURL == "" || c.Model == "" }
+
+// bg runs work off the UI goroutine; the function it returns, if any, is
+// then run on the UI goroutine.
+func (u *UI) bg(work func() func()) {
+	u.work.Add(1)
+	go func() {
+		defer u.work.Done()
+		if apply := work(); apply != nil {
+			u.do(apply)
+		}
+	}()
+}
+
+// pump hands the agent's events to apply on the UI goroutine (through do)
+// until events closes or ctx ends. Deltas are merged and flushed at most
+// once per frame; any other event first flushes the deltas before it, so
+// order is kept and no text is lost.
+func pump(ctx context.Context, events <-chan agent.Event, do func(func()), apply func(agent.Event)) {
+	var pending []agent.Delta
+	var timer *time.Timer
+	var tick <-chan time.Time
+	flush := func() {
+		if timer != nil {
+			timer.Stop()
+			timer, tick = nil, nil
+		}
+		if len(pending) == 0 {
+			return
+		}
+		ds := pending
+		pending = nil
+		do(func() {
+			for _, d := range ds {
+				apply(d)
+			}
+		})
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			flush()
+			return
+		case ev, ok := <-events:
+			if !ok {
+				flush()
+				return
+			}
+			if d, isDelta := ev.(agent.Delta); isDelta {
+				if n := len(pending); n > 0 && pending[n-1].ChatID == d.ChatID {
+					pending[n-1].Text += d.Text
+				} else {
+					pending = append(pending, d)
+				}
+				if timer == nil {
+					timer = time.NewTimer(frame)
+					tick = timer.C
+				}
+				continue
+			}
+			flush()
+			do(func() { apply(ev) })
+		case <-tick:
+			timer, tick = nil, nil
+			flush()
+		}
+	}
+}
+
+// session returns the state of chat id, creating it if needed.
+func (u *UI) session(id string) *session {
+	s, ok := u.sessions[id]
+	if !ok {
+		s = &session{info: ChatInfo{ID: id}}
+		for _, c := range u.chats {
+			if c.ID == id {
+				s.info = c
+			}
+		}
+		u.sessions[id] = s
+	}
+	return s
+}
+
+// answer returns the answer being written in s, starting one if the turn's
+// start was missed.
+func (s *session) answer() *msgState {
+	if n := len(s.msgs); n > 0 && s.msgs[n-1].Role == "assistant" && s.msgs[n-1].pending {
+		return s.msgs[n-1]
+	}
+	m := &msgState{Message: Message{Role: "assistant", Time: time.Now()}, pending: true}
+	s.msgs = append(s.msgs, m)
+	return m
+}
+
+// apply shows one agent event.
+func (u *UI) apply(ev agent.Event) {
+	switch e := ev.(type) {
+	case agent.MemoryChanged:
+		u.insp.storeChanged(e.Scope, e.Dir, e.Err)
+		return
+	case agent.InstructionsChanged:
+		u.bar.loadInstructions()
+		return
+	}
+	id := ev.Chat()
+	if id == "" {
+		if n, ok := ev.(agent.Notice); ok {
+			u.pane.notice(n.Text)
+		}
+		return
+	}
+	s := u.session(id)
+	cur := id == u.current
+	switch e := ev.(type) {
+	case agent.TurnStarted:
+		s.busy = true
+		now := time.Now()
+		s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: e.Text, Time: now}},
+			&msgState{Message: Message{Role: "assistant", Time: now}, pending: true})
+		if cur {
+			u.pane.sync()
+			u.insp.highlight(nil)
+		}
+	case agent.RecallDone:
+		m := s.answer()
+		m.Recalled = e.Hits
+		if e.Skipped {
+			m.notices = append(m.notices, "Auto-recall is off for this chat.")
+		}
+		if cur {
+			u.pane.refresh(m)
+			u.insp.highlight(e.Hits)
+		}
+	case agent.Delta:
+		m := s.answer()
+		m.Text += e.Text
+		if cur {
+			u.pane.refresh(m)
+		}
+	case agent.ToolCall:
+		m := s.answer()
+		m.Tools = append(m.Tools, ToolRecord{CallID: e.CallID, Name: e.Name, Args: e.Args})
+		if cur {
+			u.pane.refresh(m)
+		}
+	case agent.ToolResult:
+		m := s.answer()
+		for i := range m.Tools {
+			if m.Tools[i].CallID == e.CallID {
+				m.Tools[i].Result = e.Result
+				if e.Err != nil {
+					m.Tools[i].Failed = true
+					m.Tools[i].Result = e.Err.Error()
+				}
+			}
+		}
+		if cur {
+			u.pane.refresh(m)
+		}
+	case agent.Notice:
+		m := s.answer()
+		m.notices = append(m.notices, e.Text)
+		if cur {
+			u.pane.refresh(m)
+		}
+	case agent.MemoriesSaved:
+		m := s.lastAnswer()
+		if m == nil {
+			return
+		}
+		switch {
+		case e.Err != nil:
+			m.notices = append(m.notices, "Could not save memories: "+e.Err.Error())
+		case len(e.Entries) == 1:
+			m.notices = append(m.notices, "Remembered 1 new "+string(e.Scope)+" memory.")
+		case len(e.Entries) > 1:
+			m.notices = append(m.notices, "Remembered "+strconv.Itoa(len(e.Entries))+" new "+string(e.Scope)+" memories.")
+		}
+		if cur {
+			u.pane.refresh(m)
+		}
+	case agent.TurnDone:
+		s.busy = false
+		m := s.answer()
+		m.pending = false
+		switch {
+		case e.Err == nil:
+		case errors.Is(e.Err, context.Canceled):
+			m.Stopped = true
+		default:
+			m.Err, m.settings = errorText(e.Err)
+		}
+		if cur {
+			u.pane.refresh(m)
+			u.pane.setBusy(false)
+		}
+		u.refreshChats()
+	}
+}
+
+// setChats replaces the chat list, newest first.
+func (u *UI) setChats(chats []ChatInfo) {
+	sort.SliceStable(chats, func(i, j int) bool { return chats[i].Updated.After(chats[j].Updated) })
+	u.chats = chats
+	for _, c := range chats {
+		if s, ok := u.sessions[c.ID]; ok {
+			s.info = c
+		}
+	}
+	u.list.refresh()
+}
+
+// refreshChats reloads the chat list (titles and order change after turns).
+func (u *UI) refreshChats() {
+	u.bg(func() func() {
+		chats := u.b.Chats()
+		return func() { u.setChats(chats) }
+	})
+}
+
+// currentSession is the selected chat's state, or nil.
+func (u *UI) currentSession() *session {
+	if u.current == "" {
+		return nil
+	}
+	return u.session(u.current)
+}
+
+// selectChat shows chat id, loading its messages if needed, and puts the
+// focus in the message box.
+func (u *UI) selectChat(id string) {
+	if id == u.current && u.currentSession().loaded {
+		u.pane.focus()
+		return
+	}
+	u.current = id
+	s := u.session(id)
+	u.list.selectID(id)
+	u.bar.showChat(s.info)
+	u.insp.setProject(s.info.Project)
+	u.insp.highlight(nil)
+	u.pane.show(s)
+	u.pane.focus()
+	if s.loaded {
+		if a := s.lastAnswer(); a != nil {
+			u.insp.highlight(a.Recalled)
+		}
+		return
+	}
+	u.bg(func() func() {
+		c, err := u.b.Chat(id)
+		return func() {
+			if err != nil {
+				u.showError("Could not open the chat", err)
+				return
+			}
+			s.info = c.ChatInfo
+			if !s.loaded {
+				live := s.msgs
+				s.msgs = nil
+				for _, m := range c.Messages {
+					ms := &msgState{Message: m}
+					ms.settings = m.Err != ""
+					s.msgs = append(s.msgs, ms)
+				}
+				s.msgs = append(s.msgs, live...)
+				s.loaded = true
+			}
+			if u.current == id {
+				u.bar.showChat(s.info)
+				u.insp.setProject(s.info.Project)
+				u.pane.show(s)
+				if a := s.lastAnswer(); a != nil {
+					u.insp.highlight(a.Recalled)
+				}
+			}
+		}
+	})
+}
+
+// newChat creates a chat and selects it.
+func (u *UI) newChat() {
+	u.bg(func() func() {
+		c, err := u.b.NewChat()
+		return func() {
+			if err != nil {
+				u.showError("Could not create a chat", err)
+				return
+			}
+			u.sessions[c.ID] = &session{info: c, loaded: true}
+			u.setChats(append([]ChatInfo{c}, u.chats...))
+			u.selectChat(c.ID)
+		}
+	})
+}
+
+// updateInfo records a change to a chat's info made from the window.
+func (u *UI) updateInfo(c ChatInfo) {
+	for i := range u.chats {
+		if u.chats[i].ID == c.ID {
+			u.chats[i] = c
+		}
+	}
+	u.session(c.ID).info = c
+	u.list.refresh()
+}
+
+// showError shows a failure that has no better place.
+func (u *UI) showError(what string, err error) {
+	dialog.ShowError(errors.New(what+": "+err.Error()), u.w)
+}
+
+// copy puts text on the clipboard.
+func (u *UI) copy(text string) {
+	fyne.CurrentApp().Clipboard().SetContent(text)
+}
+
+// toggleInspector shows or hides the memory inspector.
+func (u *UI) toggleInspector() {
+	u.inspectorOpen = !u.inspectorOpen
+	if u.inspectorOpen {
+		u.split.Leading = u.pane.root
+		u.body.Objects = []fyne.CanvasObject{u.split}
+	} else {
+		u.body.Objects = []fyne.CanvasObject{u.pane.root}
+	}
+	u.split.Refresh()
+	u.body.Refresh()
+	u.bar.inspectorShown(u.inspectorOpen)
+}
+
+// shortcut handles the window's shortcuts; it reports whether s was one.
+func (u *UI) shortcut(s fyne.Shortcut) bool {
+	cs, ok := s.(*desktop.CustomShortcut)
+	if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault {
+		return false
+	}
+	switch cs.KeyName {
+	case fyne.KeyN:
+		u.newChat()
+	case fyne.KeyF:
+		if !u.inspectorOpen {
+			u.toggleInspector()
+		}
+		u.insp.focusSearch()
+	default:
+		return false
+	}
+	return true
+}
+
+// addShortcuts registers Ctrl+N, Ctrl+F and Esc on the window; the entries
+// pass the same shortcuts on while they have focus.
+func (u *UI) addShortcuts() {
+	c := u.w.Canvas()
+	for _, k := range []fyne.KeyName{fyne.KeyN, fyne.KeyF} {
+		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+		c.AddShortcut(sc, func(s fyne.Shortcut) { u.shortcut(s) })
+	}
+	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			u.stop()
+		}
+	})
+}
+
+// stop cancels the current chat's turn.
+func (u *UI) stop() {
+	s := u.currentSession()
+	if s == nil || !s.busy {
+		return
+	}
+	id := s.info.ID
+	u.bg(func() func() {
+		u.b.Cancel(id)
+		return nil
+	})
+}

@@ -1,0 +1,490 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"engram/agent"
+	"engram/memory"
+)
+
+// objects returns every object under o that is of type T.
+func objects[T any](o fyne.CanvasObject) []T {
+	var out []T
+	for _, x := range test.LaidOutObjects(o) {
+		if v, ok := x.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// button finds the visible button labelled text under o.
+func button(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
+	t.Helper()
+	for _, b := range objects[*widget.Button](o) {
+		if b.Text == text && b.Visible() {
+			return b
+		}
+	}
+	t.Fatalf("no button %q", text)
+	return nil
+}
+
+// shownText is all the text of the labels and rich texts under o.
+func shownText(o fyne.CanvasObject) string {
+	var b strings.Builder
+	for _, l := range objects[*widget.Label](o) {
+		b.WriteString(l.Text + "\n")
+	}
+	for _, r := range objects[*widget.RichText](o) {
+		b.WriteString(r.String() + "\n")
+	}
+	return b.String()
+}
+
+func pressReturn(e *messageEntry, shift bool) {
+	if shift {
+		e.KeyDown(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+		defer e.KeyUp(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	}
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+}
+
+func TestEnterSendsAndAnswerStreams(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.script = func(id, text string) []agent.Event {
+			return []agent.Event{
+				agent.TurnStarted{ChatID: id, Text: text},
+				agent.RecallDone{ChatID: id},
+				agent.Delta{ChatID: id, Text: "Run `make deploy` "},
+				agent.Delta{ChatID: id, Text: "with **dry-run** first:\n\n"},
+				agent.Delta{ChatID: id, Text: "```sh\nmake deploy DRY_RUN=1\n```\n"},
+				agent.TurnDone{ChatID: id, At: time.Now()},
+			}
+		}
+	})
+	in := h.u.pane.input
+	if h.w.Canvas().Focused() != in {
+		t.Fatalf("focus is on %T, want the message box", h.w.Canvas().Focused())
+	}
+	test.Type(in, "How do I deploy?")
+	pressReturn(in, true)
+	test.Type(in, "Briefly.")
+	if got := h.fb.sentMessages(); len(got) != 0 {
+		t.Fatalf("Shift+Enter sent %q", got)
+	}
+	if in.Text != "How do I deploy?\nBriefly." {
+		t.Fatalf("message box = %q, want two lines", in.Text)
+	}
+	pressReturn(in, false)
+	if in.Text != "" {
+		t.Errorf("message box not cleared after sending: %q", in.Text)
+	}
+	h.waitFor("the answer", func() bool {
+		a := h.u.currentSession().lastAnswer()
+		return a != nil && !a.pending
+	})
+	if got := h.fb.sentMessages(); len(got) != 1 || got[0] != "chat1: How do I deploy?\nBriefly." {
+		t.Fatalf("sent %q", got)
+	}
+	a := h.u.currentSession().lastAnswer()
+	want := "Run `make deploy` with **dry-run** first:\n\n```sh\nmake deploy DRY_RUN=1\n```\n"
+	if a.Text != want {
+		t.Fatalf("answer = %q, want %q", a.Text, want)
+	}
+	shown := shownText(h.u.pane.root)
+	for _, s := range []string{"How do I deploy?", "dry-run", "make deploy DRY_RUN=1", "No memories recalled"} {
+		if !strings.Contains(shown, s) {
+			t.Errorf("chat pane does not show %q:\n%s", s, shown)
+		}
+	}
+	if !h.u.pane.send.Visible() || h.u.pane.stopB.Visible() {
+		t.Error("after the turn Send should show and Stop hide")
+	}
+	// The code block's copy button copies the code.
+	var copied bool
+	for _, b := range objects[*widget.Button](h.u.pane.views[1].root) {
+		if b.Text == "" && b.OnTapped != nil {
+			test.Tap(b)
+			if fyne.CurrentApp().Clipboard().Content() == "make deploy DRY_RUN=1" {
+				copied = true
+			}
+		}
+	}
+	if !copied {
+		t.Error("no button copied the code block")
+	}
+}
+
+func TestRecalledMemoriesDisclosure(t *testing.T) {
+	var e1, e2 memory.Entry
+	h := newHarness(t, func(fb *fakeBackend) {
+		st, err := fb.Memory(agent.ScopeGlobal, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e1, _, _ = st.Add(memory.Entry{Kind: memory.KindCorrection, Text: "部署脚本默认先 dry-run", Source: memory.SourceUser})
+		e2, _, _ = st.Add(memory.Entry{Kind: memory.KindPreference, Text: "回复使用中文", Source: memory.SourceUser, Pinned: true})
+		st.Add(memory.Entry{Kind: memory.KindFact, Text: "The frontend uses Vite and React", Source: memory.SourceAuto})
+		fb.script = func(id, text string) []agent.Event {
+			return []agent.Event{
+				agent.TurnStarted{ChatID: id, Text: text},
+				agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
+					{Hit: memory.Hit{Entry: e1, Score: 2.5, Terms: []string{"部署", "dry-run"}}, Scope: agent.ScopeGlobal},
+					{Hit: memory.Hit{Entry: e2, Score: 1.25, Terms: []string{"中文"}}, Scope: agent.ScopeGlobal},
+				}},
+				agent.ToolCall{ChatID: id, CallID: "c1", Name: "memory_search", Args: `{"query":"deploy"}`},
+				agent.ToolResult{ChatID: id, CallID: "c1", Name: "memory_search", Result: "1 memory found"},
+				agent.Delta{ChatID: id, Text: "先 dry-run，再部署。"},
+				agent.TurnDone{ChatID: id},
+			}
+		}
+	})
+	in := h.u.pane.input
+	test.Type(in, "部署脚本怎么改？")
+	pressReturn(in, false)
+	h.waitFor("the answer", func() bool {
+		a := h.u.currentSession().lastAnswer()
+		return a != nil && !a.pending
+	})
+	view := h.u.pane.views[len(h.u.pane.views)-1]
+	d := button(t, view.root, "2 memories recalled · 1 tool call")
+	if strings.Contains(shownText(view.root), "score 2.50") {
+		t.Fatal("the disclosure is open before it was tapped")
+	}
+	test.Tap(d)
+	shown := shownText(view.root)
+	for _, s := range []string{"部署脚本默认先 dry-run", "score 2.50", "matched: 部署, dry-run", "回复使用中文",
+		"score 1.25", `memory_search({"query":"deploy"})`, "→ 1 memory found"} {
+		if !strings.Contains(shown, s) {
+			t.Errorf("the disclosure does not show %q:\n%s", s, shown)
+		}
+	}
+	if _, ok := h.u.insp.hits[e1.ID]; !ok {
+		t.Error("the inspector does not highlight the recalled memory")
+	}
+	if _, ok := h.u.insp.hits[e2.ID]; !ok {
+		t.Error("the inspector does not highlight the second recalled memory")
+	}
+	if !strings.Contains(shownText(h.u.insp.root), "recalled for this answer · score 2.50") {
+		t.Error("no inspector row says it was recalled")
+	}
+	test.AssertRendersToMarkup(t, "chat_recalled.xml", h.w.Canvas())
+}
+
+func TestAutoRecallIsPerChat(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.NewChat()
+		fb.NewChat()
+	})
+	if h.u.current != "chat2" {
+		t.Fatalf("selected %q, want the newest chat", h.u.current)
+	}
+	rec := h.u.bar.recall
+	if !rec.Checked {
+		t.Fatal("auto-recall should start on (the default)")
+	}
+	test.Tap(rec)
+	h.settle()
+	c1, _ := h.fb.Chat("chat1")
+	c2, _ := h.fb.Chat("chat2")
+	if c2.AutoRecall || !c1.AutoRecall {
+		t.Fatalf("auto-recall chat1=%v chat2=%v, want only chat2 off", c1.AutoRecall, c2.AutoRecall)
+	}
+	h.u.list.list.Select(1)
+	h.settle()
+	if h.u.current != "chat1" || !rec.Checked {
+		t.Fatalf("chat1 selected=%v, auto-recall shown %v, want on", h.u.current == "chat1", rec.Checked)
+	}
+	if h.w.Canvas().Focused() != h.u.pane.input {
+		t.Error("selecting a chat should focus the message box")
+	}
+	h.u.list.list.Select(0)
+	h.settle()
+	if rec.Checked {
+		t.Fatal("chat2's auto-recall shows on after switching back")
+	}
+}
+
+func readEntries(t *testing.T, path string) []memory.Entry {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, _, err := memory.ParseFile(b, time.Now())
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	return es
+}
+
+func liveTexts(es []memory.Entry) []string {
+	var out []string
+	for _, e := range es {
+		if e.Live() {
+			out = append(out, string(e.Kind)+":"+e.Text)
+		}
+	}
+	return out
+}
+
+func TestInspectorAddEditDeleteUndo(t *testing.T) {
+	h := newHarness(t, nil)
+	i := h.u.insp
+	path := filepath.Join(h.fb.dir, "memory.json")
+
+	test.Tap(i.add)
+	test.Type(i.ed.text, "Prefers answers in Chinese")
+	i.ed.kind.SetSelected(string(memory.KindPreference))
+	test.Tap(i.ed.pinned)
+	test.Tap(i.ed.saveB)
+	h.settle()
+	es := readEntries(t, path)
+	if got := liveTexts(es); len(got) != 1 || got[0] != "preference:Prefers answers in Chinese" || !es[0].Pinned {
+		t.Fatalf("after add the file holds %q (pinned %v)", got, len(es) > 0 && es[0].Pinned)
+	}
+	if len(i.rows) != 1 || i.ed.root.Visible() {
+		t.Fatalf("after add: %d rows, editor visible %v", len(i.rows), i.ed.root.Visible())
+	}
+
+	i.list.Select(0)
+	if !i.ed.root.Visible() || i.ed.text.Text != "Prefers answers in Chinese" {
+		t.Fatal("selecting a row does not open it in the editor")
+	}
+	i.ed.text.SetText("回答使用中文")
+	i.ed.kind.SetSelected(string(memory.KindCorrection))
+	test.Tap(i.ed.saveB)
+	h.settle()
+	if got := liveTexts(readEntries(t, path)); len(got) != 1 || got[0] != "correction:回答使用中文" {
+		t.Fatalf("after edit the file holds %q", got)
+	}
+
+	i.list.Select(0)
+	test.Tap(i.ed.del)
+	h.settle()
+	if got := liveTexts(readEntries(t, path)); len(got) != 0 {
+		t.Fatalf("after delete the file still holds %q", got)
+	}
+	if len(i.rows) != 0 || !i.undoBox.Visible() {
+		t.Fatalf("after delete: %d rows, undo shown %v", len(i.rows), i.undoBox.Visible())
+	}
+	test.Tap(button(t, i.undoBox, "Undo"))
+	h.settle()
+	if got := liveTexts(readEntries(t, path)); len(got) != 1 || got[0] != "correction:回答使用中文" {
+		t.Fatalf("after undo the file holds %q", got)
+	}
+	if len(i.rows) != 1 {
+		t.Fatalf("after undo the list has %d rows", len(i.rows))
+	}
+}
+
+func TestInspectorSearchRanks(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st.Add(memory.Entry{Kind: memory.KindFact, Text: "The frontend uses Vite and React", Source: memory.SourceUser})
+		st.Add(memory.Entry{Kind: memory.KindCorrection, Text: "Deploy with the dry-run flag first", Source: memory.SourceUser})
+	})
+	i := h.u.insp
+	if len(i.rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(i.rows))
+	}
+	test.Type(i.search, "deploy")
+	h.settle()
+	if len(i.rows) == 0 || !strings.Contains(i.rows[0].e.Text, "Deploy") || i.rows[0].score <= 0 {
+		t.Fatalf("search for deploy ranks %+v first", i.rows)
+	}
+	i.search.SetText("")
+	h.settle()
+	if len(i.rows) != 2 {
+		t.Fatalf("clearing the search shows %d rows, want 2", len(i.rows))
+	}
+}
+
+func TestMemoryChangedKeepsEditInProgress(t *testing.T) {
+	h := newHarness(t, nil)
+	i := h.u.insp
+	test.Tap(i.add)
+	test.Type(i.ed.text, "a draft in progress")
+	st, _ := h.fb.Memory(agent.ScopeGlobal, "")
+	if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "added by engramctl", Source: memory.SourceUser}); err != nil {
+		t.Fatal(err)
+	}
+	h.fb.events <- agent.MemoryChanged{Scope: agent.ScopeGlobal}
+	h.waitFor("the new memory", func() bool { return len(i.rows) == 1 })
+	if !i.ed.root.Visible() || i.ed.text.Text != "a draft in progress" {
+		t.Fatalf("the edit in progress was lost: visible %v, text %q", i.ed.root.Visible(), i.ed.text.Text)
+	}
+}
+
+func TestPinProject(t *testing.T) {
+	h := newHarness(t, nil)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.u.bar.agents.Text; got != "AGENTS.md –" {
+		t.Fatalf("indicator before pinning = %q", got)
+	}
+	h.u.pinProject(dir)
+	h.settle()
+	c, _ := h.fb.Chat("chat1")
+	if c.Project != dir {
+		t.Fatalf("chat project = %q, want %q", c.Project, dir)
+	}
+	if got := h.u.bar.project.Text; got != shortPath(dir) {
+		t.Errorf("project button says %q", got)
+	}
+	if got := h.u.bar.agents.Text; got != "AGENTS.md ✓" {
+		t.Errorf("indicator after pinning = %q", got)
+	}
+	i := h.u.insp
+	if i.scope != agent.ScopeProject || i.proj.Text != "Project: "+filepath.Base(dir) || i.store == nil {
+		t.Fatalf("inspector scope %s, tab %q, store %v", i.scope, i.proj.Text, i.store != nil)
+	}
+	test.Tap(i.add)
+	test.Type(i.ed.text, "This project deploys with make deploy")
+	test.Tap(i.ed.saveB)
+	h.settle()
+	ppath := filepath.Join(h.fb.dir, "projects", filepath.Base(dir), "memory.json")
+	if got := liveTexts(readEntries(t, ppath)); len(got) != 1 {
+		t.Fatalf("project memory file holds %q", got)
+	}
+	if !contains(h.u.recent, dir) {
+		t.Error("the folder is not among the recent projects")
+	}
+	h.u.pinProject("")
+	h.settle()
+	if c, _ := h.fb.Chat("chat1"); c.Project != "" || h.u.bar.project.Text != "No project" || !i.noProject.Visible() {
+		t.Fatalf("after clearing: project %q, button %q, placeholder %v", c.Project, h.u.bar.project.Text, i.noProject.Visible())
+	}
+}
+
+func TestSendErrorShowsSettingsAndRetry(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.sendErr = &agent.Error{Code: agent.CodeNoEndpoint, Message: "No model endpoint is configured. Set it in Settings"}
+	})
+	test.Type(h.u.pane.input, "hello")
+	pressReturn(h.u.pane.input, false)
+	h.settle()
+	view := h.u.pane.views[len(h.u.pane.views)-1]
+	if !strings.Contains(shownText(view.root), "No model endpoint is configured") {
+		t.Fatalf("the error is not shown: %s", shownText(view.root))
+	}
+	test.Tap(button(t, view.root, "Open settings"))
+	if !h.u.settingsOpen {
+		t.Error("Open settings did not open the settings")
+	}
+	h.fb.mu.Lock()
+	h.fb.sendErr = nil
+	h.fb.mu.Unlock()
+	test.Tap(button(t, view.root, "Retry"))
+	h.waitFor("the retried answer", func() bool { return len(h.fb.sentMessages()) == 1 && !h.u.currentSession().busy })
+	if got := h.fb.sentMessages(); got[0] != "chat1: hello" {
+		t.Fatalf("retry sent %q", got)
+	}
+}
+
+func TestEscapeStops(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.script = func(id, text string) []agent.Event {
+			return []agent.Event{agent.TurnStarted{ChatID: id, Text: text}, agent.Delta{ChatID: id, Text: "partial"}}
+		}
+	})
+	in := h.u.pane.input
+	test.Type(in, "write a long essay")
+	pressReturn(in, false)
+	h.waitFor("the partial answer", func() bool {
+		a := h.u.currentSession().lastAnswer()
+		return a != nil && a.Text == "partial"
+	})
+	if !h.u.pane.stopB.Visible() {
+		t.Fatal("Stop is not shown while the answer streams")
+	}
+	in.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	h.waitFor("the stop", func() bool { return !h.u.currentSession().busy })
+	if a := h.u.currentSession().lastAnswer(); !a.Stopped || a.Text != "partial" {
+		t.Fatalf("after Esc: stopped %v, text %q", a.Stopped, a.Text)
+	}
+}
+
+func TestShortcuts(t *testing.T) {
+	h := newHarness(t, nil)
+	in := h.u.pane.input
+	in.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault})
+	if h.w.Canvas().Focused() != h.u.insp.search {
+		t.Fatalf("Ctrl+F focused %T, want the memory search", h.w.Canvas().Focused())
+	}
+	h.u.insp.search.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault})
+	h.settle()
+	if len(h.u.chats) != 2 || h.u.current != "chat2" {
+		t.Fatalf("Ctrl+N: %d chats, current %q", len(h.u.chats), h.u.current)
+	}
+	if h.w.Canvas().Focused() != in {
+		t.Error("a new chat should focus the message box")
+	}
+}
+
+func TestSettingsDialog(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) { fb.cfg.APIKey = "sk-secret-abcd" })
+	h.u.openSettings()
+	h.settle()
+	test.AssertRendersToMarkup(t, "settings.xml", h.w.Canvas())
+	f := newSettingsForm(h.u.cfg)
+	f.endpoint.SetText("not a url")
+	if _, err := f.config(h.u.cfg); err == nil {
+		t.Error("an invalid endpoint was accepted")
+	}
+	f.endpoint.SetText("http://127.0.0.1:11434/v1")
+	f.topK.SetText("8")
+	c, err := f.config(h.u.cfg)
+	if err != nil || c.BaseURL != "http://127.0.0.1:11434/v1" || c.RecallTopK != 8 || c.APIKey != "sk-secret-abcd" {
+		t.Fatalf("config = %+v, %v", c, err)
+	}
+	h.u.saveConfig(c)
+	h.settle()
+	if got := h.fb.Config(); got.RecallTopK != 8 {
+		t.Fatalf("saved top-k %d", got.RecallTopK)
+	}
+}
+
+func TestPumpMergesDeltasAndKeepsOrder(t *testing.T) {
+	var applied []string
+	calls := 0
+	do := func(f func()) { calls++; f() }
+	events := make(chan agent.Event, 2000)
+	var want strings.Builder
+	for n := 0; n < 1000; n++ {
+		s := "w" + string(rune('a'+n%26))
+		want.WriteString(s)
+		events <- agent.Delta{ChatID: "c", Text: s}
+	}
+	events <- agent.TurnDone{ChatID: "c"}
+	close(events)
+	var got strings.Builder
+	apply := func(ev agent.Event) {
+		switch e := ev.(type) {
+		case agent.Delta:
+			got.WriteString(e.Text)
+		case agent.TurnDone:
+			applied = append(applied, got.String())
+		}
+	}
+	pump(context.Background(), events, do, apply)
+	if len(applied) != 1 || applied[0] != want.String() {
+		t.Fatalf("text at TurnDone = %d bytes, want %d", len(got.String()), want.Len())
+	}
+	if calls >= 500 {
+		t.Errorf("%d redraws for 1000 deltas: they were not merged", calls)
+	}
+}
