@@ -70,19 +70,19 @@ type Store struct {
 	now  func() time.Time
 	seed maphash.Seed
 
-	mu        sync.Mutex
-	lock      *os.File // the open lock file; nil in memory
-	recs      map[string]Entry
+	mu         sync.Mutex
+	lock       *os.File // the open lock file; nil in memory
+	recs       map[string]Entry
 	forms      map[string]dedupeForm // dedupe normal forms by ID (see formOf)
 	formsReady bool
 	enc        map[string]encodedEntry // file text of each entry, reused while it is unchanged
 	order      []string                // IDs in file order as last written or listed
-	index     *Index                // nil until the first Recall
-	disk      diskState
-	corrupt   *CorruptError
-	ioErr     error
-	listeners []func()
-	closed    bool
+	index      *Index                  // nil until the first Recall
+	disk       diskState
+	corrupt    *CorruptError
+	ioErr      error
+	listeners  []func()
+	closed     bool
 }
 
 func newStore(opts Options) *Store {

@@ -13,7 +13,7 @@ import (
 
 // fileStamp identifies one version of the store file (see stampOf).
 type fileStamp struct {
-	dev, ino            uint64
+	dev, ino           uint64
 	size, mtime, ctime int64
 }
 
