@@ -92,7 +92,7 @@ func loadChats(dir string, now func() time.Time) (*chatStore, error) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || !validChatID(strings.TrimSuffix(name, ".json")) {
 			continue
 		}
 		path := filepath.Join(dir, name)

@@ -175,7 +175,7 @@ func extract(v any, depth int) []candidate {
 		for _, e := range x {
 			switch e := e.(type) {
 			case string:
-				out = append(out, candidate{Kind: memory.KindFact, Text: e})
+				out = append(out, candidate{Kind: memory.KindFact, Text: e, Scope: ScopeGlobal})
 			case map[string]any:
 				if c, ok := fromObject(e); ok {
 					out = append(out, c)

@@ -159,7 +159,7 @@ func isToolsUnsupported(status int, lower string) bool {
 		return false
 	}
 	for _, s := range []string{"not support", "unsupported", "does not support", "not enabled", "not allowed",
-		"no support"} {
+		"no support", "enable-auto-tool-choice"} {
 		if strings.Contains(lower, s) {
 			return true
 		}

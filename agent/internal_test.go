@@ -1,0 +1,354 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
+	q := newEventQueue()
+	defer q.close()
+	// Nobody reads yet: the deltas pile up and merge; other events stay.
+	var want strings.Builder
+	q.emit(TurnStarted{ChatID: "a"})
+	for i := 0; i < 1000; i++ {
+		s := fmt.Sprintf("%d,", i)
+		want.WriteString(s)
+		q.emit(Delta{ChatID: "a", Text: s})
+		if i == 500 {
+			q.emit(ToolCall{ChatID: "a", CallID: "x"})
+		}
+	}
+	q.emit(Delta{ChatID: "b", Text: "other chat"})
+	q.emit(TurnDone{ChatID: "a"})
+
+	var got strings.Builder
+	var order []string
+	for e := range q.out {
+		switch e := e.(type) {
+		case Delta:
+			if e.ChatID == "a" {
+				got.WriteString(e.Text)
+			}
+			if len(order) == 0 || order[len(order)-1] != "Delta:"+e.ChatID {
+				order = append(order, "Delta:"+e.ChatID)
+			}
+		default:
+			order = append(order, fmt.Sprintf("%T", e))
+		}
+		if _, ok := e.(TurnDone); ok {
+			break
+		}
+	}
+	if got.String() != want.String() {
+		t.Errorf("deltas lost or reordered: got %d bytes, want %d", got.Len(), want.Len())
+	}
+	wantOrder := []string{"agent.TurnStarted", "Delta:a", "agent.ToolCall", "Delta:a", "Delta:b", "agent.TurnDone"}
+	if fmt.Sprint(order) != fmt.Sprint(wantOrder) {
+		t.Errorf("order = %v, want %v", order, wantOrder)
+	}
+}
+
+func TestEventQueueCloseWithoutReader(t *testing.T) {
+	q := newEventQueue()
+	for i := 0; i < eventBuffer*2; i++ {
+		q.emit(Notice{Text: fmt.Sprint(i)})
+	}
+	q.close() // must not block
+	q.emit(Notice{Text: "after close"})
+	n := 0
+	for range q.out {
+		n++
+	}
+	if n == 0 || n > eventBuffer {
+		t.Errorf("%d events after close", n)
+	}
+}
+
+func TestToolAccumulator(t *testing.T) {
+	idx := func(i int) *int { return &i }
+	call := func(i *int, id, name, args string) openai.ToolCall {
+		return openai.ToolCall{Index: i, ID: id, Function: openai.FunctionCall{Name: name, Arguments: args}}
+	}
+	t.Run("indexed and interleaved", func(t *testing.T) {
+		var a toolAccumulator
+		for _, tc := range []openai.ToolCall{
+			call(idx(0), "c0", "memory_write", ""), call(idx(1), "c1", "memory_search", ""),
+			call(idx(0), "", "", `{"kind":`), call(idx(1), "", "", `{"query":`),
+			call(idx(0), "", "", `"fact"}`), call(idx(1), "", "", `"x"}`),
+		} {
+			a.add(tc)
+		}
+		got := a.calls()
+		if len(got) != 2 || got[0] != (ToolCallPart{"c0", "memory_write", `{"kind":"fact"}`}) ||
+			got[1] != (ToolCallPart{"c1", "memory_search", `{"query":"x"}`}) {
+			t.Errorf("calls = %+v", got)
+		}
+	})
+	t.Run("no index, whole calls", func(t *testing.T) {
+		var a toolAccumulator
+		a.add(call(nil, "a", "memory_forget", `{"id":"1"}`))
+		a.add(call(nil, "b", "memory_forget", `{"id":"2"}`))
+		got := a.calls()
+		if len(got) != 2 || got[1].Args != `{"id":"2"}` {
+			t.Errorf("calls = %+v", got)
+		}
+	})
+	t.Run("no ID", func(t *testing.T) {
+		var a toolAccumulator
+		a.add(call(idx(0), "", "memory_search", `{"query":"q"}`))
+		if got := a.calls(); len(got) != 1 || got[0].ID != "call_0" {
+			t.Errorf("calls = %+v", got)
+		}
+	})
+}
+
+func TestClassify(t *testing.T) {
+	api := func(status int, code any, msg string) error {
+		return fmt.Errorf("chat completion: %w", &openai.APIError{HTTPStatusCode: status, Code: code, Message: msg})
+	}
+	tests := []struct {
+		err  error
+		want Code
+	}{
+		{api(401, "invalid_api_key", "Incorrect API key"), CodeAuth},
+		{api(403, nil, "forbidden"), CodeAuth},
+		{api(404, "model_not_found", "The model does not exist"), CodeModelNotFound},
+		{api(429, nil, "slow down"), CodeRateLimited},
+		{api(500, nil, "oops"), CodeServer},
+		{api(503, nil, "overloaded"), CodeServer},
+		{api(400, "context_length_exceeded", "too long"), CodeContextTooLong},
+		{api(400, nil, "the request exceeds the available context size, try increasing it"), CodeContextTooLong},
+		{api(413, nil, "payload too large"), CodeContextTooLong},
+		{api(400, nil, "registry.ollama.ai/library/gemma:2b does not support tools"), CodeToolsUnsupported},
+		{api(400, nil, `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`), CodeToolsUnsupported},
+		{api(400, nil, "tools are not supported by this model"), CodeToolsUnsupported},
+		{api(400, nil, "bad temperature"), CodeBadRequest},
+		{fmt.Errorf("stream: %w", &openai.APIError{Message: "This model's maximum context length is 4096 tokens"}), CodeContextTooLong},
+		{&openai.RequestError{HTTPStatusCode: 502, Body: []byte("<html>bad gateway</html>")}, CodeServer},
+		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, CodeUnreachable},
+		{&net.DNSError{Err: "no such host", Name: "nope.invalid"}, CodeUnreachable},
+		{errors.New("unexpected EOF"), CodeBadResponse},
+	}
+	for _, tt := range tests {
+		err := classify(tt.err, "m")
+		var e *Error
+		if !errors.As(err, &e) || e.Code != tt.want {
+			t.Errorf("classify(%v) = %v, want %s", tt.err, err, tt.want)
+			continue
+		}
+		if !errors.Is(err, tt.err) || e.Message == "" {
+			t.Errorf("classify(%v): cause lost or no message", tt.err)
+		}
+	}
+	if err := classify(context.Canceled, "m"); err != context.Canceled {
+		t.Errorf("classify(Canceled) = %v", err)
+	}
+}
+
+func TestConfigLoadSaveEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "engram", "config.json")
+	c, err := LoadConfig(path, nil)
+	if err != nil || c != DefaultConfig() {
+		t.Fatalf("missing file: %+v, %v", c, err)
+	}
+	c.BaseURL, c.APIKey, c.Model, c.AutoRecall, c.RecallTopK = "http://file/v1", "sk-file-secret-9876", "file-model", false, 7
+	if err := SaveConfig(path, c); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("config file mode: %v, %v", st, err)
+	}
+	got, err := LoadConfig(path, nil)
+	if err != nil || got != c {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	env := map[string]string{"OPENAI_BASE_URL": "http://env/v1", "OPENAI_API_KEY": "sk-env", "ENGRAM_MODEL": "env-model"}
+	got, err = LoadConfig(path, func(k string) string { return env[k] })
+	if err != nil || got.BaseURL != "http://env/v1" || got.APIKey != "sk-env" || got.Model != "env-model" ||
+		got.AutoRecall || got.RecallTopK != 7 {
+		t.Errorf("env override: %+v, %v", got, err)
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path, nil); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("bad file: %v", err)
+	}
+	if m := c.MaskedKey(); m != "••••9876" || strings.Contains(m, "secret") {
+		t.Errorf("MaskedKey = %q", m)
+	}
+	if m := (Config{APIKey: "short"}).MaskedKey(); m != "••••" {
+		t.Errorf("MaskedKey(short) = %q", m)
+	}
+	if m := (Config{}).MaskedKey(); m != "" {
+		t.Errorf("MaskedKey(none) = %q", m)
+	}
+}
+
+// modelsServer answers GET /v1/models with the given IDs.
+func modelsServer(t *testing.T, ids ...string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for i, id := range ids {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"id":%q,"object":"model"}`, id)
+		}
+		fmt.Fprintf(w, `{"object":"list","data":[%s]}`, b.String())
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + l.Addr().String() + "/v1"
+}
+
+func TestDetect(t *testing.T) {
+	dead := "http://127.0.0.1:1/v1" // nothing listens on port 1
+	live := modelsServer(t, "llama3.2", "qwen")
+	ctx := context.Background()
+
+	got := detect(ctx, DefaultConfig(), nil, []string{dead, live})
+	if got.BaseURL != live || got.Model != "llama3.2" {
+		t.Errorf("detect = %q %q", got.BaseURL, got.Model)
+	}
+	got = detect(ctx, DefaultConfig(), nil, []string{dead})
+	if got.BaseURL != "" || got.Model != "" {
+		t.Errorf("nothing found: %q %q", got.BaseURL, got.Model)
+	}
+	c := DefaultConfig()
+	c.BaseURL = live
+	if got = detect(ctx, c, nil, []string{dead}); got.Model != "llama3.2" || got.BaseURL != live {
+		t.Errorf("model from the configured endpoint: %+v", got)
+	}
+	c.Model = "chosen"
+	if got = detect(ctx, c, nil, nil); got.Model != "chosen" {
+		t.Errorf("configured model replaced: %q", got.Model)
+	}
+}
+
+func TestResolveConfigUsesFileAndEnv(t *testing.T) {
+	live := modelsServer(t, "served")
+	paths := DefaultPaths(t.TempDir(), t.TempDir())
+	env := map[string]string{"OPENAI_BASE_URL": live}
+	c, err := ResolveConfig(context.Background(), paths, func(k string) string { return env[k] }, nil)
+	if err != nil || c.BaseURL != live || c.Model != "served" {
+		t.Errorf("ResolveConfig = %+v, %v", c, err)
+	}
+}
+
+func TestInstructionsLoader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "AGENTS.md")
+	in := NewInstructions(path)
+	if text, _ := in.Text(); text != "" || in.Info().Found {
+		t.Errorf("missing file: %q %+v", text, in.Info())
+	}
+	if err := os.WriteFile(path, []byte("  be kind  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, changed := in.Text()
+	if text != "be kind" || !changed || !in.Info().Found {
+		t.Errorf("after create: %q changed=%v", text, changed)
+	}
+	if _, changed := in.Text(); changed {
+		t.Error("unchanged file reported as changed")
+	}
+	// Same size, same mtime: only Reload sees it (the watcher's job).
+	st, _ := os.Stat(path)
+	if err := os.WriteFile(path, []byte("  be calm  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if ev := in.Reload(); !ev.Found || ev.Path != path {
+		t.Errorf("Reload = %+v", ev)
+	}
+	if text, _ := in.Text(); text != "be calm" {
+		t.Errorf("after Reload: %q", text)
+	}
+
+	big := strings.Repeat("é", MaxInstructionsSize) // 2 bytes each
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, changed = in.Text()
+	info := in.Info()
+	if !changed || !info.Truncated || info.Size != int64(len(big)) || len(text) > MaxInstructionsSize+200 ||
+		!strings.Contains(text, "only its first 64 KiB is used") || !strings.HasPrefix(text, "éé") {
+		t.Errorf("big file: %d bytes, %+v", len(text), info)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if text, changed := in.Text(); text != "" || !changed || in.Info().Found {
+		t.Errorf("after delete: %q changed=%v", text, changed)
+	}
+}
+
+func TestTitleFrom(t *testing.T) {
+	tests := map[string]string{
+		"Hello":                          "Hello",
+		"  first line\nsecond line":      "first line",
+		"tabs\tand   spaces":             "tabs and spaces",
+		"":                               "New chat",
+		strings.Repeat("word ", 30):      strings.TrimSpace(strings.Repeat("word ", 12)) + "…",
+		strings.Repeat("ü", 100):         strings.Repeat("ü", 60) + "…",
+		"What is the capital of France?": "What is the capital of France?",
+	}
+	for in, want := range tests {
+		if got := titleFrom(in); got != want {
+			t.Errorf("titleFrom(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestChatStoreSkipsBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	cs, err := loadChats(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cs.create(true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "other.json"), []byte(`{"id":"mismatch"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := loadChats(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := again.list(); len(l) != 1 || l[0].ID != info.ID || !l[0].AutoRecall {
+		t.Errorf("list = %+v", l)
+	}
+	if len(again.errs) != 2 {
+		t.Errorf("errs = %v", again.errs)
+	}
+	if !validChatID(info.ID) || validChatID("../x") || validChatID("") {
+		t.Error("validChatID")
+	}
+}
