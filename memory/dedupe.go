@@ -6,7 +6,8 @@ import (
 )
 
 // Dedupe compares texts after normalising them: lower case, full-width ASCII
-// folded to half-width, white space and punctuation (ASCII and CJK) dropped.
+// folded to half-width, white space and punctuation dropped (all of ASCII's
+// punctuation and symbols, and Unicode punctuation such as CJK's 。，、「」).
 // Two texts are duplicates when their normal forms are equal, or when one
 // contains the other, the shorter has at least DedupeMinRunes runes and at
 // least half the runes of the longer. Lengths are counted in runes, so a
@@ -19,7 +20,7 @@ func dedupeKey(text string) string {
 	b.Grow(len(text))
 	for _, r := range text {
 		r = foldWidth(r)
-		if unicode.IsSpace(r) || unicode.IsPunct(r) {
+		if unicode.IsSpace(r) || unicode.IsPunct(r) || r < 0x80 && unicode.IsSymbol(r) {
 			continue
 		}
 		b.WriteRune(unicode.ToLower(r))

@@ -1,0 +1,217 @@
+package memory_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"engram/memory"
+)
+
+func writeDoc(t *testing.T, path string, entries []memory.Entry) {
+	t.Helper()
+	data, err := json.MarshalIndent(fileDoc{Version: 1, Entries: entries}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Write in place, as an editor without atomic saves would.
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStoreReloadHandEdits(t *testing.T) {
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{Now: clk.Now})
+	changes := 0
+	s.OnChange(func() { changes++ })
+	a := mustAdd(t, s, memory.Entry{Text: "alpha original text"})
+	clk.Advance(time.Second)
+	b := mustAdd(t, s, memory.Entry{Text: "beta will be deleted by hand"})
+	clk.Advance(time.Second)
+	c := mustAdd(t, s, memory.Entry{Text: "gamma stays as it is"})
+	if s.ChangedOnDisk() {
+		t.Fatal("ChangedOnDisk after the store's own write")
+	}
+	changes = 0
+	if err := s.Reload(); err != nil || changes != 0 {
+		t.Fatalf("Reload with nothing changed: %v, %d change events", err, changes)
+	}
+
+	// A person edits alpha's text (leaving its times), deletes beta and adds
+	// an entry without ID or times.
+	doc := readDoc(t, path)
+	doc.Entries[0].Text = "alpha edited by hand"
+	doc.Entries = slices.Delete(doc.Entries, 1, 2)
+	doc.Entries = append(doc.Entries, memory.Entry{Kind: "pref", Text: "hand-added preference"})
+	clk.Advance(time.Minute)
+	writeDoc(t, path, doc.Entries)
+	os.Chtimes(path, clk.Now(), clk.Now()) // the hand-added entry's creation time
+	if !s.ChangedOnDisk() {
+		t.Fatal("ChangedOnDisk missed a hand edit")
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if changes != 1 {
+		t.Errorf("%d change events, want 1", changes)
+	}
+	if got := texts(s.List()); !slices.Equal(got, []string{"alpha edited by hand", c.Text, "hand-added preference"}) {
+		t.Errorf("after reload: %q", got)
+	}
+	if e, _ := s.Get(b.ID); e.Deleted.IsZero() {
+		t.Errorf("the hand-deleted entry is not a tombstone: %+v", e)
+	}
+	if e, _ := s.Get(a.ID); !e.Updated.Equal(a.Updated) {
+		t.Errorf("hand edit: %+v", e)
+	}
+	// The next write keeps the hand edits and spreads the deletion.
+	clk.Advance(time.Minute)
+	mustAdd(t, s, memory.Entry{Text: "delta after the edit"})
+	doc = readDoc(t, path)
+	var live []string
+	for _, e := range doc.Entries {
+		if e.Deleted.IsZero() {
+			live = append(live, e.Text)
+		}
+	}
+	if !slices.Equal(live, []string{"alpha edited by hand", c.Text, "hand-added preference", "delta after the edit"}) || len(doc.Entries) != 5 {
+		t.Errorf("file after the next write: %q (%d records)", live, len(doc.Entries))
+	}
+	// Another store opening the file now sees the same thing.
+	o := openStore(t, path, memory.Options{})
+	if !slices.Equal(ids(o.List()), ids(s.List())) {
+		t.Errorf("second store: %q", texts(o.List()))
+	}
+}
+
+func TestStoreReloadStaleSave(t *testing.T) {
+	// An editor opened the file, the app then changed an entry and added
+	// another, and the editor saved its old buffer with an edit of its own.
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{Now: clk.Now})
+	a := mustAdd(t, s, memory.Entry{Text: "alpha as first written"})
+	clk.Advance(time.Second)
+	b := mustAdd(t, s, memory.Entry{Text: "beta untouched"})
+	buffer := readDoc(t, path).Entries
+
+	clk.Advance(time.Minute)
+	a2, err := s.Update(a.ID, memory.Change{Text: ptr("alpha as the app updated it")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := mustAdd(t, s, memory.Entry{Text: "added while the editor was open"})
+
+	buffer[0].Text = "alpha as the person edited it"
+	writeDoc(t, path, buffer)
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	// The newer version wins, the stale one is kept as history, and the
+	// entry the stale save dropped is still there.
+	got, _ := s.Get(a.ID)
+	if got.Text != a2.Text {
+		t.Errorf("alpha is %q, want the newer %q", got.Text, a2.Text)
+	}
+	if e, _ := s.Get(added.ID); !e.Live() {
+		t.Errorf("the entry a stale save dropped is gone: %+v", e)
+	}
+	if e, _ := s.Get(b.ID); !e.Live() {
+		t.Error("beta lost")
+	}
+	var hist *memory.Entry
+	for _, e := range s.All() {
+		if e.SupersededBy == a.ID {
+			hist = &e
+		}
+	}
+	if hist == nil || hist.Text != "alpha as the person edited it" || hist.Live() {
+		t.Fatalf("the losing edit was not kept as history: %+v", s.All())
+	}
+	if len(s.List()) != 3 {
+		t.Errorf("live: %q", texts(s.List()))
+	}
+}
+
+func TestStoreReloadVanishedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{})
+	a := mustAdd(t, s, memory.Entry{Text: "survives the file vanishing"})
+	os.Remove(path)
+	if !s.ChangedOnDisk() {
+		t.Error("ChangedOnDisk missed the removal")
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if doc := readDoc(t, path); len(doc.Entries) != 1 || doc.Entries[0].ID != a.ID {
+		t.Errorf("not written back: %+v", doc.Entries)
+	}
+}
+
+func TestStoreChangedOnDiskIgnoresIdenticalRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{})
+	mustAdd(t, s, memory.Entry{Text: "some entry"})
+	data, _ := os.ReadFile(path)
+	tmp := path + ".sync"
+	os.WriteFile(tmp, data, 0o600)
+	os.Rename(tmp, path) // a sync tool replacing the file with the same bytes
+	if s.ChangedOnDisk() {
+		t.Error("identical bytes reported as a change")
+	}
+	o := openStore(t, path, memory.Options{})
+	mustAdd(t, o, memory.Entry{Text: "another writer's entry"})
+	if !s.ChangedOnDisk() {
+		t.Error("another store's write not reported")
+	}
+	if err := s.Reload(); err != nil || s.Len() != 2 {
+		t.Errorf("reload: %v, len %d", err, s.Len())
+	}
+	if s.ChangedOnDisk() {
+		t.Error("ChangedOnDisk after Reload")
+	}
+}
+
+func TestStoreReloadMergesConcurrentEdits(t *testing.T) {
+	// Two stores edit one entry; the later Updated wins in both, and use
+	// counts are not lost.
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s1 := openStore(t, path, memory.Options{Now: clk.Now})
+	e := mustAdd(t, s1, memory.Entry{Text: "shared entry text"})
+	s2 := openStore(t, path, memory.Options{Now: clk.Now})
+	clk.Advance(time.Second)
+	if err := s2.MarkUsed(e.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	if _, err := s1.Update(e.ID, memory.Change{Kind: ptr(memory.KindPreference)}); err != nil {
+		t.Fatal(err)
+	}
+	s2.Reload()
+	for i, s := range []*memory.Store{s1, s2} {
+		got, _ := s.Get(e.ID)
+		if got.Kind != memory.KindPreference || got.Uses != 1 {
+			t.Errorf("store %d: %+v", i+1, got)
+		}
+	}
+	if strings.Count(string(mustRead(t, path)), `"id"`) != 1 {
+		t.Error("the file holds copies")
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

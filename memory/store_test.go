@@ -1,0 +1,782 @@
+package memory_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"engram/memory"
+)
+
+// clock is a settable time source for stores under test.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func openStore(t *testing.T, path string, opts memory.Options) *memory.Store {
+	t.Helper()
+	s, err := memory.Open(path, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func mustAdd(t *testing.T, s *memory.Store, e memory.Entry) memory.Entry {
+	t.Helper()
+	got, isNew, err := s.Add(e)
+	if err != nil {
+		t.Fatalf("Add(%q): %v", e.Text, err)
+	}
+	if !isNew {
+		t.Fatalf("Add(%q) was taken for a duplicate of %s %q", e.Text, got.ID, got.Text)
+	}
+	return got
+}
+
+func texts(es []memory.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Text
+	}
+	return out
+}
+
+// fileDoc is the file as a reader outside the package sees it.
+type fileDoc struct {
+	Version int            `json:"version"`
+	Entries []memory.Entry `json:"entries"`
+}
+
+func readDoc(t *testing.T, path string) fileDoc {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc fileDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s does not parse: %v\n%s", path, err, data)
+	}
+	return doc
+}
+
+func TestStoreRoundTrip(t *testing.T) {
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "engram", "memory.json")
+	s := openStore(t, path, memory.Options{Now: clk.Now})
+	if s.Err() != nil || s.Len() != 0 {
+		t.Fatalf("new store: err %v, len %d", s.Err(), s.Len())
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("opening created the file: %v", err)
+	}
+	a := mustAdd(t, s, memory.Entry{Kind: "pref", Text: "  Answer in British English.\r\nKeep it short.  ", Pinned: true})
+	clk.Advance(time.Second)
+	b := mustAdd(t, s, memory.Entry{Kind: memory.KindLesson, Text: "用户喜欢简洁的回答，不要客套话。", Source: memory.SourceAuto})
+	clk.Advance(time.Second)
+	c := mustAdd(t, s, memory.Entry{Text: `Quotes " and \ and <html> & tabs	stay`, Source: memory.SourceTool})
+
+	if a.Kind != memory.KindPreference || a.Text != "Answer in British English.\nKeep it short." || a.Source != memory.SourceUser {
+		t.Errorf("first entry stored as %+v", a)
+	}
+	if c.Kind != memory.KindFact {
+		t.Errorf("entry without kind has kind %q, want fact", c.Kind)
+	}
+	if len(a.ID) != 10 || strings.Trim(a.ID, "abcdefghijklmnopqrstuvwxyz234567") != "" {
+		t.Errorf("ID %q is not 10 characters of lower-case base32", a.ID)
+	}
+	if !a.Created.Equal(clk.Now().Add(-2*time.Second)) || !a.Updated.Equal(a.Created) {
+		t.Errorf("created %v updated %v", a.Created, a.Updated)
+	}
+
+	dirInfo, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dirInfo.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v, want 0700", dirInfo.Mode().Perm())
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", info.Mode().Perm())
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(data), "{\n  \"version\": 1,\n  \"entries\": [\n    {\n      \"id\": ") {
+		t.Errorf("file is not the pretty-printed current shape:\n%s", data)
+	}
+	var compact, indented bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		t.Fatalf("file is not valid JSON: %v", err)
+	}
+	json.Indent(&indented, compact.Bytes(), "", "  ")
+	if indented.String()+"\n" != string(data) {
+		t.Errorf("file is not indented as json.Indent would:\n%s", data)
+	}
+	if !strings.Contains(string(data), "<html> &") || !strings.Contains(string(data), "用户喜欢") {
+		t.Errorf("text is escaped needlessly:\n%s", data)
+	}
+	doc := readDoc(t, path)
+	if doc.Version != 1 || !slices.Equal(texts(doc.Entries), texts([]memory.Entry{a, b, c})) {
+		t.Errorf("file holds version %d, %q", doc.Version, texts(doc.Entries))
+	}
+
+	r := openStore(t, path, memory.Options{Now: clk.Now})
+	got := r.List()
+	want := []memory.Entry{a, b, c}
+	if len(got) != len(want) {
+		t.Fatalf("reopened store lists %d entries, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !entriesEqual(got[i], want[i]) {
+			t.Errorf("entry %d after reopening:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	if e, ok := r.Get(b.ID); !ok || e.Text != b.Text {
+		t.Errorf("Get(%s) = %+v, %v", b.ID, e, ok)
+	}
+	if _, ok := r.Get("nosuchid00"); ok {
+		t.Error("Get of an unknown ID found something")
+	}
+}
+
+// TestStoreFileIsStable: writing the same entries again gives the same
+// bytes, and a hand-formatted equivalent file is rewritten the same way.
+func TestStoreFileIsStable(t *testing.T) {
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{Now: clk.Now})
+	for _, txt := range []string{"zeta is last alphabetically", "alpha came second", "mid entry here"} {
+		mustAdd(t, s, memory.Entry{Text: txt})
+		clk.Advance(time.Minute)
+	}
+	first, _ := os.ReadFile(path)
+	e := s.List()[1]
+	if _, err := s.Update(e.ID, memory.Change{Pinned: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(e.ID, memory.Change{Pinned: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(path)
+	// Only the updated time of the middle entry may differ.
+	if len(first) != len(second) || countDiffLines(first, second) != 1 {
+		t.Errorf("pin and unpin changed more than one line:\n%s\n---\n%s", first, second)
+	}
+	if got := texts(s.List()); !slices.Equal(got, []string{"zeta is last alphabetically", "alpha came second", "mid entry here"}) {
+		t.Errorf("order is not by creation: %q", got)
+	}
+}
+
+func countDiffLines(a, b []byte) int {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	n := 0
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			n++
+		}
+	}
+	return n + max(len(la), len(lb)) - min(len(la), len(lb))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func entriesEqual(a, b memory.Entry) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
+		a.Pinned == b.Pinned && a.Uses == b.Uses && a.Supersedes == b.Supersedes &&
+		a.SupersededBy == b.SupersededBy && a.Created.Equal(b.Created) &&
+		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted)
+}
+
+func TestStoreBadInputChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{})
+	keep := mustAdd(t, s, memory.Entry{Text: "an entry that must survive"})
+	before, _ := os.ReadFile(path)
+
+	cases := []struct {
+		name string
+		e    memory.Entry
+		want error
+	}{
+		{"empty", memory.Entry{Text: ""}, memory.ErrEmpty},
+		{"only space", memory.Entry{Text: " \n\t　"}, memory.ErrEmpty},
+		{"auto over 400 runes", memory.Entry{Text: strings.Repeat("长", 401), Source: memory.SourceAuto}, memory.ErrTooLong},
+		{"user over 8000 runes", memory.Entry{Text: strings.Repeat("x", 8001)}, memory.ErrTooLong},
+		{"invalid UTF-8", memory.Entry{Text: "bad \xff byte"}, memory.ErrInvalidText},
+		{"NUL", memory.Entry{Text: "nul \x00 inside"}, memory.ErrInvalidText},
+		{"escape", memory.Entry{Text: "colour \x1b[31m red"}, memory.ErrInvalidText},
+		{"lone CR", memory.Entry{Text: "carriage\rreturn"}, memory.ErrInvalidText},
+		{"C1 control", memory.Entry{Text: "c1 \u0085 next line"}, memory.ErrInvalidText},
+		{"DEL", memory.Entry{Text: "del \x7f char"}, memory.ErrInvalidText},
+		{"unknown kind", memory.Entry{Text: "fine text", Kind: "gossip"}, memory.ErrUnknownKind},
+		{"unknown source", memory.Entry{Text: "fine text", Source: "model"}, memory.ErrUnknownSource},
+		{"taken ID", memory.Entry{ID: keep.ID, Text: "a different text altogether"}, memory.ErrExists},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := s.Add(tc.e)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Add: %v, want %v", err, tc.want)
+			}
+			after, _ := os.ReadFile(path)
+			if string(after) != string(before) || s.Len() != 1 {
+				t.Fatalf("a rejected add changed the store (len %d)", s.Len())
+			}
+		})
+	}
+	// At the limits exactly, text is accepted; runes are counted, not bytes.
+	mustAdd(t, s, memory.Entry{Text: strings.Repeat("长", 400), Source: memory.SourceAuto})
+	mustAdd(t, s, memory.Entry{Text: strings.Repeat("y", 8000)})
+
+	// Update and Supersede check text the same way.
+	before, _ = os.ReadFile(path)
+	if _, err := s.Update(keep.ID, memory.Change{Text: ptr("")}); !errors.Is(err, memory.ErrEmpty) {
+		t.Errorf("Update to empty: %v", err)
+	}
+	if _, err := s.Update(keep.ID, memory.Change{Text: ptr(strings.Repeat("z", 401)), Source: ptr(memory.SourceAuto)}); !errors.Is(err, memory.ErrTooLong) {
+		t.Errorf("Update auto over limit: %v", err)
+	}
+	if _, err := s.Update(keep.ID, memory.Change{Kind: ptr(memory.Kind("rumour"))}); !errors.Is(err, memory.ErrUnknownKind) {
+		t.Errorf("Update unknown kind: %v", err)
+	}
+	if _, err := s.Supersede(keep.ID, memory.Entry{Text: "bell \a"}); !errors.Is(err, memory.ErrInvalidText) {
+		t.Errorf("Supersede with control character: %v", err)
+	}
+	if _, err := s.Update("nosuchid00", memory.Change{Pinned: ptr(true)}); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("Update unknown ID: %v", err)
+	}
+	if err := s.Remove("nosuchid00"); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("Remove unknown ID: %v", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(after) != string(before) {
+		t.Error("a rejected update changed the file")
+	}
+}
+
+func TestStoreFileTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(memory.MaxFileSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := memory.Open(path, memory.Options{}); !errors.Is(err, memory.ErrTooLarge) {
+		t.Fatalf("Open of a file over 64 MiB: %v, want ErrTooLarge", err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Size() != memory.MaxFileSize+1 {
+		t.Fatalf("the large file was touched: %v", err)
+	}
+}
+
+func TestStoreUnsupportedVersionUntouched(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	content := `{"version": 2, "entries": [], "future": true}`
+	os.WriteFile(path, []byte(content), 0o600)
+	if _, err := memory.Open(path, memory.Options{}); !errors.Is(err, memory.ErrUnsupportedVersion) {
+		t.Fatalf("Open: %v, want ErrUnsupportedVersion", err)
+	}
+	data, _ := os.ReadFile(path)
+	matches, _ := filepath.Glob(path + ".*-*")
+	if string(data) != content || len(matches) != 0 {
+		t.Fatalf("a newer file was moved or changed: %q, %v", data, matches)
+	}
+}
+
+func TestStoreCorruptFileQuarantined(t *testing.T) {
+	for name, content := range map[string]string{
+		"truncated":   `{"version": 1, "entries": [{"id": "abc", "text": "half`,
+		"not json":    "remember: tabs over spaces\n",
+		"wrong type":  `{"version": 1, "entries": [{"id": "abc", "text": "x", "pinned": "yes"}]}`,
+		"not ours":    `{"settings": {"theme": "dark"}}`,
+		"bare number": `42`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			clk := newClock()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "memory.json")
+			os.WriteFile(path, []byte(content), 0o600)
+			s := openStore(t, path, memory.Options{Now: clk.Now})
+			var ce *memory.CorruptError
+			if err := s.Err(); !errors.As(err, &ce) || !errors.Is(err, memory.ErrCorrupt) {
+				t.Fatalf("Err() = %v, want a *CorruptError", err)
+			}
+			want := "memory.json was unreadable; saved a copy as " + path + ".corrupt-20260301T120000Z"
+			if ce.Error() != want || ce.SavedAs != path+".corrupt-20260301T120000Z" {
+				t.Errorf("error reads %q, want %q", ce.Error(), want)
+			}
+			if s.Len() != 0 {
+				t.Errorf("corrupt store lists %d entries", s.Len())
+			}
+			saved, err := os.ReadFile(ce.SavedAs)
+			if err != nil || string(saved) != content {
+				t.Fatalf("the unreadable bytes were not kept: %q, %v", saved, err)
+			}
+			// The store goes on working, and the saved copy is never overwritten.
+			mustAdd(t, s, memory.Entry{Text: "written after the corruption"})
+			if saved, _ := os.ReadFile(ce.SavedAs); string(saved) != content {
+				t.Fatal("the saved copy changed")
+			}
+			if s.Err() == nil {
+				t.Error("the error state cleared without ClearErr")
+			}
+			s.ClearErr()
+			if s.Err() != nil {
+				t.Errorf("after ClearErr: %v", s.Err())
+			}
+			// A second corruption in the same second gets its own copy.
+			os.WriteFile(path, []byte("garbage again"), 0o600)
+			if err := s.Reload(); err != nil {
+				t.Fatal(err)
+			}
+			if !errors.As(s.Err(), &ce) || ce.SavedAs != path+".corrupt-20260301T120000Z-2" {
+				t.Fatalf("second corruption: %v", s.Err())
+			}
+			if saved, _ := os.ReadFile(ce.SavedAs); string(saved) != "garbage again" {
+				t.Fatal("second copy wrong")
+			}
+			// The store kept its entry and wrote it back.
+			if doc := readDoc(t, path); len(doc.Entries) != 1 || doc.Entries[0].Text != "written after the corruption" {
+				t.Errorf("after the second corruption the file holds %q", texts(doc.Entries))
+			}
+		})
+	}
+}
+
+func TestStoreEmptyFileIsEmptyStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	os.WriteFile(path, []byte("  \n"), 0o600)
+	s := openStore(t, path, memory.Options{})
+	if s.Err() != nil || s.Len() != 0 {
+		t.Fatalf("empty file: err %v len %d", s.Err(), s.Len())
+	}
+}
+
+func TestStoreLegacyShapes(t *testing.T) {
+	cases := []struct {
+		name, content string
+		want          []memory.Entry // ID and Created are checked loosely
+	}{
+		{
+			name:    "array of strings",
+			content: `["Prefers tabs", "Lives in Lisbon", "  "]`,
+			want: []memory.Entry{
+				{Kind: memory.KindFact, Text: "Prefers tabs"},
+				{Kind: memory.KindFact, Text: "Lives in Lisbon"},
+			},
+		},
+		{
+			name: "entries with kind text source ts",
+			content: `{"entries": [
+				{"kind": "pref", "text": "Use metric units", "source": "user", "ts": "2025-05-01T10:00:00Z"},
+				{"kind": "feedback", "text": "Do not apologise", "source": "auto", "ts": 1746093600},
+				{"kind": "experience", "text": "go test -race catches the map race", "ts": 1746093600123},
+				{"kind": "whatever", "text": "unknown kinds become facts", "ts": "2025-05-01 12:00:00"},
+				"a bare string among objects"
+			]}`,
+			want: []memory.Entry{
+				{Kind: memory.KindPreference, Text: "Use metric units", Source: memory.SourceUser, Created: time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)},
+				{Kind: memory.KindCorrection, Text: "Do not apologise", Source: memory.SourceAuto, Created: time.Unix(1746093600, 0)},
+				{Kind: memory.KindLesson, Text: "go test -race catches the map race", Created: time.UnixMilli(1746093600123)},
+				{Kind: memory.KindFact, Text: "unknown kinds become facts", Created: time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)},
+				{Kind: memory.KindFact, Text: "a bare string among objects"},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "memory.json")
+			os.WriteFile(path, []byte(tc.content), 0o600)
+			mtime := time.Date(2024, 12, 24, 18, 0, 0, 0, time.UTC)
+			os.Chtimes(path, mtime, mtime)
+			s := openStore(t, path, memory.Options{})
+			if s.Err() != nil {
+				t.Fatalf("Err: %v", s.Err())
+			}
+			got := s.List()
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %q, want %d entries", texts(got), len(tc.want))
+			}
+			byText := map[string]memory.Entry{}
+			for _, e := range got {
+				byText[e.Text] = e
+			}
+			for _, w := range tc.want {
+				e, ok := byText[w.Text]
+				if !ok {
+					t.Errorf("missing %q", w.Text)
+					continue
+				}
+				wantCreated := w.Created
+				if wantCreated.IsZero() {
+					wantCreated = mtime
+				}
+				if e.Kind != w.Kind || e.Source != w.Source || !e.Created.Equal(wantCreated) || !e.Updated.Equal(wantCreated) || e.ID == "" {
+					t.Errorf("%q: got kind %q source %q created %v id %q; want %q %q %v", w.Text, e.Kind, e.Source, e.Created, e.ID, w.Kind, w.Source, wantCreated)
+				}
+			}
+			// Written back in the current shape, with the original backed up.
+			doc := readDoc(t, path)
+			if doc.Version != 1 || len(doc.Entries) != len(tc.want) {
+				t.Fatalf("rewritten file: version %d, %d entries", doc.Version, len(doc.Entries))
+			}
+			backups, _ := filepath.Glob(path + ".legacy-*")
+			if len(backups) != 1 {
+				t.Fatalf("backups: %v", backups)
+			}
+			if b, _ := os.ReadFile(backups[0]); string(b) != tc.content {
+				t.Error("the backup is not the original")
+			}
+			// IDs derived from content are stable: another reader of the
+			// legacy bytes would find the same ones.
+			other := filepath.Join(t.TempDir(), "memory.json")
+			os.WriteFile(other, []byte(tc.content), 0o600)
+			os.Chtimes(other, mtime, mtime)
+			o := openStore(t, other, memory.Options{})
+			if !slices.Equal(ids(o.List()), ids(got)) {
+				t.Errorf("IDs differ between two readers: %v vs %v", ids(o.List()), ids(got))
+			}
+		})
+	}
+}
+
+func ids(es []memory.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func TestDedupe(t *testing.T) {
+	cases := []struct {
+		a, b string
+		dup  bool
+	}{
+		{"User prefers tabs.", "user prefers TABS", true},
+		{"User prefers tabs", "The user prefers tabs!", true},                           // contained
+		{"Prefers tabs", "Prefers tabs over spaces in every language he writes", false}, // under half
+		{"ＵＳＥＲ　ｐｒｅｆｅｒｓ　ｔａｂｓ！", "user prefers tabs", true},                               // full width
+		{"用户喜欢简洁的回答。", "用户喜欢简洁的回答", true},
+		{"回答用中文", "请回答用中文。", true}, // 5 runes in 6
+		{"用中文", "请用中文", false},     // 3 runes: below DedupeMinRunes, only equality counts
+		{"用中文", "用中文！", true},      // equal after normalising
+		{"用户喜欢简洁", "用户喜欢详细", false},
+		{"tabs", "tabs only", true},           // 4 runes, half of 8 after normalising
+		{"tabs", "tabs, not spaces", false},   // 4 runes, under half of 13
+		{"use `go vet`", "Use go vet.", true}, // ASCII symbols are punctuation too
+		{"tab", "tabs", false},                // 3 runes
+		{"", "", false},
+		{"!!!", "???", false}, // nothing left after normalising
+	}
+	for _, tc := range cases {
+		if got := memory.IsDuplicate(tc.a, tc.b); got != tc.dup {
+			t.Errorf("IsDuplicate(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.dup)
+		}
+		if got := memory.IsDuplicate(tc.b, tc.a); got != tc.dup {
+			t.Errorf("IsDuplicate(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.dup)
+		}
+	}
+}
+
+func TestStoreAddDuplicate(t *testing.T) {
+	clk := newClock()
+	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{Now: clk.Now})
+	orig := mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: "用户喜欢简洁的回答"})
+	other := mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: "Deploys with make release"})
+	clk.Advance(time.Hour)
+
+	// A stronger kind wins and Updated is refreshed; text and ID stay.
+	got, isNew, err := s.Add(memory.Entry{Kind: memory.KindPreference, Text: "用户喜欢简洁的回答。", Source: memory.SourceAuto})
+	if err != nil || isNew {
+		t.Fatalf("duplicate add: new %v err %v", isNew, err)
+	}
+	if got.ID != orig.ID || got.Kind != memory.KindPreference || got.Text != orig.Text || !got.Updated.Equal(clk.Now()) || !got.Created.Equal(orig.Created) {
+		t.Errorf("duplicate returned %+v", got)
+	}
+	// A weaker kind does not downgrade.
+	clk.Advance(time.Hour)
+	got, isNew, _ = s.Add(memory.Entry{Kind: memory.KindFact, Text: "用户喜欢简洁的回答"})
+	if isNew || got.Kind != memory.KindPreference || !got.Updated.Equal(clk.Now()) {
+		t.Errorf("weaker duplicate: new %v kind %q", isNew, got.Kind)
+	}
+	// A longer text that contains the old one replaces it (nothing is lost).
+	got, isNew, _ = s.Add(memory.Entry{Text: "deploys with `make release`, always"})
+	if isNew || got.ID != other.ID || got.Text != "deploys with `make release`, always" {
+		t.Errorf("containing duplicate: new %v %+v", isNew, got)
+	}
+	// A shorter contained one keeps the longer text.
+	got, isNew, _ = s.Add(memory.Entry{Text: "Deploys with make release"})
+	if isNew || got.Text != "deploys with `make release`, always" {
+		t.Errorf("contained duplicate: new %v %+v", isNew, got)
+	}
+	if s.Len() != 2 {
+		t.Errorf("store has %d entries, want 2", s.Len())
+	}
+	// A deleted entry is not a duplicate target.
+	if err := s.Remove(other.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, isNew, _ := s.Add(memory.Entry{Text: "Deploys with make release"}); !isNew {
+		t.Error("re-adding a removed memory was taken for a duplicate")
+	}
+	// Within one batch, later entries dedupe against earlier ones.
+	res, err := s.AddAll([]memory.Entry{{Text: "batch entry number one here"}, {Text: "Batch entry number one here!"}, {Text: ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].New || res[1].New || res[1].Entry.ID != res[0].Entry.ID || !errors.Is(res[2].Err, memory.ErrEmpty) {
+		t.Errorf("batch results: %+v", res)
+	}
+}
+
+func TestStoreEvictionOrder(t *testing.T) {
+	clk := newClock()
+	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 6, Now: clk.Now})
+	add := func(kind memory.Kind, text string, pinned bool) memory.Entry {
+		clk.Advance(time.Minute)
+		return mustAdd(t, s, memory.Entry{Kind: kind, Text: text, Pinned: pinned})
+	}
+	oldPref := add(memory.KindPreference, "oldest preference of all", false)
+	pinnedFact := add(memory.KindFact, "pinned fact, oldest fact", true)
+	factA := add(memory.KindFact, "fact alpha about the build", false)
+	factB := add(memory.KindFact, "fact beta about the deploy", false)
+	lesson := add(memory.KindLesson, "lesson about flaky tests", false)
+	corr := add(memory.KindCorrection, "correction about naming", false)
+	// factA is older, but was used recently: factB is now the least recent fact.
+	clk.Advance(time.Minute)
+	if err := s.MarkUsed(factA.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	step := func(newKind memory.Kind, text string, wantGone memory.Entry) {
+		t.Helper()
+		clk.Advance(time.Minute)
+		mustAdd(t, s, memory.Entry{Kind: newKind, Text: text})
+		e, _ := s.Get(wantGone.ID)
+		if e.Deleted.IsZero() {
+			t.Fatalf("after adding %q, %q was not evicted; live: %q", text, wantGone.Text, texts(s.List()))
+		}
+		if s.Len() != 6 {
+			t.Fatalf("store has %d live entries, cap 6", s.Len())
+		}
+	}
+	step(memory.KindPreference, "new preference one", factB) // weakest kind, least recent
+	step(memory.KindPreference, "new preference two", factA) // the other unpinned fact
+	step(memory.KindPreference, "new preference three", lesson)
+	step(memory.KindPreference, "new preference four", corr)
+	step(memory.KindPreference, "new preference five", oldPref) // oldest preference
+	if e, _ := s.Get(pinnedFact.ID); !e.Live() {
+		t.Fatal("a pinned entry was evicted")
+	}
+	// Evictions are tombstones and can be restored (which evicts again).
+	if err := s.Restore(corr.ID); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := s.Get(corr.ID); !e.Live() || s.Len() != 6 {
+		t.Fatalf("restore: %+v, len %d", e, s.Len())
+	}
+}
+
+func TestStorePinnedNeverEvicted(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 3})
+	var pinned []memory.Entry
+	for _, txt := range []string{"pinned one is a fact", "pinned two is a fact", "pinned three is a fact"} {
+		pinned = append(pinned, mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: txt, Pinned: true}))
+	}
+	_, _, err := s.Add(memory.Entry{Kind: memory.KindPreference, Text: "a preference that does not fit"})
+	if !errors.Is(err, memory.ErrFull) {
+		t.Fatalf("Add to a store full of pinned entries: %v, want ErrFull", err)
+	}
+	for _, p := range pinned {
+		if e, _ := s.Get(p.ID); !e.Live() {
+			t.Errorf("pinned %q lost", p.Text)
+		}
+	}
+	if s.Len() != 3 {
+		t.Errorf("len %d", s.Len())
+	}
+}
+
+func TestStoreSupersedeChain(t *testing.T) {
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{Now: clk.Now})
+	v1 := mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: "The API lives at api.example.com", Pinned: true})
+	clk.Advance(time.Minute)
+	v2, err := s.Supersede(v1.ID, memory.Entry{Text: "The API moved to api2.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	// Superseding v1 again follows the chain to v2.
+	v3, err := s.Supersede(v1.ID, memory.Entry{Kind: memory.KindCorrection, Text: "The API is at api3.example.com since May"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.Supersedes != v1.ID || v3.Supersedes != v2.ID || v2.Kind != memory.KindFact || v3.Kind != memory.KindCorrection || !v3.Pinned {
+		t.Errorf("links: v2 %+v v3 %+v", v2, v3)
+	}
+	r := openStore(t, path, memory.Options{})
+	if got := texts(r.List()); !slices.Equal(got, []string{v3.Text}) {
+		t.Errorf("live entries %q", got)
+	}
+	hist := r.History(v2.ID)
+	if got := texts(hist); !slices.Equal(got, []string{v1.Text, v2.Text, v3.Text}) {
+		t.Fatalf("history %q", got)
+	}
+	if hist[0].SupersededBy != v2.ID || hist[1].SupersededBy != v3.ID || hist[0].Pinned || hist[0].Live() {
+		t.Errorf("old versions: %+v %+v", hist[0], hist[1])
+	}
+	if len(r.All()) != 3 {
+		t.Errorf("All has %d records", len(r.All()))
+	}
+	if err := s.Remove(v3.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Supersede(v1.ID, memory.Entry{Text: "too late"}); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("superseding a deleted chain: %v", err)
+	}
+}
+
+func TestStoreRemoveRestoreAndTombstoneExpiry(t *testing.T) {
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{Now: clk.Now, TombstoneTTL: 48 * time.Hour})
+	a := mustAdd(t, s, memory.Entry{Text: "forget me later"})
+	b := mustAdd(t, s, memory.Entry{Text: "keep me around"})
+	if err := s.Remove(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove(a.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("second Remove: %v", err)
+	}
+	if got := texts(s.List()); !slices.Equal(got, []string{b.Text}) {
+		t.Errorf("live after remove: %q", got)
+	}
+	doc := readDoc(t, path)
+	if i := slices.IndexFunc(doc.Entries, func(e memory.Entry) bool { return e.ID == a.ID }); len(doc.Entries) != 2 || i < 0 || doc.Entries[i].Deleted.IsZero() {
+		t.Fatalf("tombstone not in file: %+v", doc.Entries)
+	}
+	if err := s.Restore(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 2 {
+		t.Fatal("restore did not bring it back")
+	}
+	s.Remove(a.ID)
+	clk.Advance(49 * time.Hour)
+	if err := s.MarkUsed(b.ID); err != nil { // any write drops expired tombstones
+		t.Fatal(err)
+	}
+	if doc := readDoc(t, path); len(doc.Entries) != 1 || doc.Entries[0].ID != b.ID || doc.Entries[0].Uses != 1 {
+		t.Fatalf("after expiry the file holds %+v", doc.Entries)
+	}
+	if err := s.Restore(a.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("Restore after expiry: %v", err)
+	}
+}
+
+func TestStoreUpdate(t *testing.T) {
+	clk := newClock()
+	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{Now: clk.Now})
+	e := mustAdd(t, s, memory.Entry{Text: "draft text", Source: memory.SourceAuto})
+	clk.Advance(time.Minute)
+	got, err := s.Update(e.ID, memory.Change{Text: ptr(strings.Repeat("w", 500)), Kind: ptr(memory.Kind("lesson-learned")), Pinned: ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind != memory.KindLesson || !got.Pinned || len(got.Text) != 500 || !got.Updated.Equal(clk.Now()) || got.Source != memory.SourceAuto {
+		t.Errorf("updated %+v", got)
+	}
+	clk.Advance(time.Minute)
+	same, err := s.Update(e.ID, memory.Change{Pinned: ptr(true)})
+	if err != nil || !same.Updated.Equal(got.Updated) {
+		t.Errorf("a no-op update bumped Updated: %v %v", same.Updated, err)
+	}
+}
+
+func TestStoreOnChangeAndInMemory(t *testing.T) {
+	s := memory.NewInMemory(memory.Options{})
+	calls := 0
+	s.OnChange(func() { calls++ })
+	e := mustAdd(t, s, memory.Entry{Text: "in memory only"})
+	s.MarkUsed(e.ID)
+	s.MarkUsed("unknown-id")
+	if calls != 2 {
+		t.Errorf("OnChange ran %d times, want 2", calls)
+	}
+	if s.Path() != "" || s.ChangedOnDisk() || s.Reload() != nil {
+		t.Error("an in-memory store has a file")
+	}
+	if got, _ := s.Get(e.ID); got.Uses != 1 || got.LastUsed.IsZero() {
+		t.Errorf("MarkUsed: %+v", got)
+	}
+	s.Close()
+	if _, _, err := s.Add(memory.Entry{Text: "after close"}); !errors.Is(err, memory.ErrClosed) {
+		t.Errorf("Add after Close: %v", err)
+	}
+}
+
+func TestStoreConcurrentStores(t *testing.T) {
+	// Two Stores on one file in one process exclude each other like two
+	// processes do; every add survives.
+	path := filepath.Join(t.TempDir(), "memory.json")
+	stores := []*memory.Store{openStore(t, path, memory.Options{}), openStore(t, path, memory.Options{})}
+	const n = 60
+	var wg sync.WaitGroup
+	for w, s := range stores {
+		for g := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n {
+					if _, _, err := s.Add(memory.Entry{Text: fmt.Sprintf("store %d goroutine %d entry %d end", w, g, i)}); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	want := 2 * 2 * n
+	if got := len(readDoc(t, path).Entries); got != want {
+		t.Errorf("file holds %d entries, want %d", got, want)
+	}
+	for _, s := range stores {
+		if err := s.Reload(); err != nil || s.Len() != want {
+			t.Errorf("store sees %d entries (%v), want %d", s.Len(), err, want)
+		}
+	}
+}
