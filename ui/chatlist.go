@@ -41,7 +41,7 @@ func newChatList(u *UI) *chatList {
 			row := o.(*fyne.Container)
 			texts := row.Objects[0].(*fyne.Container)
 			texts.Objects[0].(*widget.Label).SetText(chatTitle(c))
-			texts.Objects[1].(*widget.Label).SetText(chatCaption(c, time.Now()))
+			texts.Objects[1].(*caption).SetText(chatCaption(c, time.Now()))
 			more := row.Objects[1].(*widget.Button)
 			more.OnTapped = func() { l.menu(c, more) }
 		})

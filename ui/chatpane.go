@@ -29,7 +29,7 @@ func newChatPane(u *UI) *chatPane {
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
 	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories")
-	hint.Alignment = fyne.TextAlignCenter
+	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")
 	p.banner.Wrapping = fyne.TextWrapWord
@@ -99,8 +99,14 @@ func (p *chatPane) refresh(m *msgState) {
 			break
 		}
 	}
-	p.msgs.Refresh()
+	p.relayout()
 	p.follow(bottom)
+}
+
+// relayout recomputes the messages' size after one of them changed.
+func (p *chatPane) relayout() {
+	p.msgs.Refresh()
+	p.scroll.Refresh()
 }
 
 func (p *chatPane) actions() messageActions {
@@ -108,7 +114,7 @@ func (p *chatPane) actions() messageActions {
 		copy:     p.u.copy,
 		retry:    p.retry,
 		settings: p.u.openSettings,
-		changed:  func() { p.msgs.Refresh() },
+		changed:  p.relayout,
 	}
 }
 

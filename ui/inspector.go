@@ -58,7 +58,7 @@ type inspector struct {
 	global, proj *widget.Button
 	search       *shortcutEntry
 	add          *widget.Button
-	count        *widget.Label
+	count        *caption
 	list         *widget.List
 	banner       *widget.Label
 	bannerBox    *fyne.Container
@@ -165,7 +165,7 @@ type rowBox struct {
 	hl      *canvas.Rectangle
 	badge   *badge
 	text    *widget.Label
-	meta    *widget.Label
+	meta    *caption
 	pin     *widget.Label
 }
 

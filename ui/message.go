@@ -250,20 +250,47 @@ func errorText(err error) (string, bool) {
 	return "The answer failed: " + err.Error() + ". Check the endpoint in Settings and retry.", true
 }
 
-func dimLabel(s string) *widget.Label {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
-	l.Importance = widget.LowImportance
-	l.Wrapping = fyne.TextWrapWord
-	return l
+// caption is secondary text: the theme's placeholder colour, which stays
+// readable on light and dark themes (a low-importance label does not).
+type caption struct {
+	widget.RichText
+	seg *widget.TextSegment
 }
 
-func captionLabel(s string) *widget.Label {
-	l := widget.NewLabel(s)
-	l.SizeName = theme.SizeNameCaptionText
-	l.Importance = widget.LowImportance
-	l.Wrapping = fyne.TextWrapWord
-	return l
+func newCaption(s string, size fyne.ThemeSizeName, italic bool) *caption {
+	c := &caption{seg: &widget.TextSegment{Text: s, Style: widget.RichTextStyle{Inline: true,
+		ColorName: theme.ColorNamePlaceHolder, SizeName: size, TextStyle: fyne.TextStyle{Italic: italic}}}}
+	c.Segments = []widget.RichTextSegment{c.seg}
+	c.Wrapping = fyne.TextWrapWord
+	c.Scroll = container.ScrollNone
+	c.ExtendBaseWidget(c)
+	return c
 }
+
+// SetText replaces the caption's text.
+func (c *caption) SetText(s string) {
+	if c.seg.Text == s {
+		return
+	}
+	c.seg.Text = s
+	c.Refresh()
+}
+
+// set replaces the caption's text and colour.
+func (c *caption) set(s string, color fyne.ThemeColorName) {
+	c.seg.Text = s
+	c.seg.Style.ColorName = color
+	c.Refresh()
+}
+
+// Text is the caption's text.
+func (c *caption) Text() string { return c.seg.Text }
+
+// dimLabel is an italic note such as "Stopped.".
+func dimLabel(s string) *caption { return newCaption(s, theme.SizeNameText, true) }
+
+// captionLabel is small secondary text.
+func captionLabel(s string) *caption { return newCaption(s, theme.SizeNameCaptionText, false) }
 
 // oneLine flattens s to one line of at most max runes.
 func oneLine(s string, max int) string {

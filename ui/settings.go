@@ -22,7 +22,7 @@ type settingsForm struct {
 	endpoint *widget.Entry
 	key      *widget.Entry
 	model    *widget.SelectEntry
-	status   *widget.Label
+	status   *caption
 	recall   *widget.Check
 	distill  *widget.Check
 	topK     *widget.Entry

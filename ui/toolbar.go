@@ -22,7 +22,7 @@ import (
 type toolbar struct {
 	u         *UI
 	project   *widget.Button
-	agents    *widget.Label
+	agents    *caption
 	recall    *widget.Check
 	model     *widget.Select
 	memories  *widget.Button
@@ -35,8 +35,8 @@ func newToolbar(u *UI) *toolbar {
 	t := &toolbar{u: u}
 	t.project = widget.NewButtonWithIcon("No project", theme.FolderIcon(), t.projectMenu)
 	t.project.Importance = widget.LowImportance
-	t.agents = widget.NewLabel("AGENTS.md –")
-	t.agents.Importance = widget.LowImportance
+	t.agents = newCaption("AGENTS.md –", theme.SizeNameText, false)
+	t.agents.Wrapping = fyne.TextWrapOff
 	t.recall = widget.NewCheck("Auto-recall", t.recallChanged)
 	t.model = widget.NewSelect(nil, t.modelChanged)
 	t.model.PlaceHolder = "Choose a model"
@@ -168,19 +168,14 @@ func (t *toolbar) setInstructions(dir string, info InstructionsInfo) {
 	}
 	switch {
 	case f.Err != nil:
-		t.agents.SetText("AGENTS.md unreadable")
-		t.agents.Importance = widget.WarningImportance
+		t.agents.set("AGENTS.md unreadable", theme.ColorNameWarning)
 	case f.Found && f.Truncated:
-		t.agents.SetText("AGENTS.md ✓ (cut: over 64 KiB)")
-		t.agents.Importance = widget.WarningImportance
+		t.agents.set("AGENTS.md ✓ (cut: over 64 KiB)", theme.ColorNameWarning)
 	case f.Found:
-		t.agents.SetText("AGENTS.md ✓")
-		t.agents.Importance = widget.SuccessImportance
+		t.agents.set("AGENTS.md ✓", theme.ColorNameSuccess)
 	default:
-		t.agents.SetText("AGENTS.md –")
-		t.agents.Importance = widget.LowImportance
+		t.agents.set("AGENTS.md –", theme.ColorNamePlaceHolder)
 	}
-	t.agents.Refresh()
 }
 
 // projectMenu offers a folder dialog, the recent folders and Clear.

@@ -49,6 +49,9 @@ func shownText(o fyne.CanvasObject) string {
 	for _, r := range objects[*widget.RichText](o) {
 		b.WriteString(r.String() + "\n")
 	}
+	for _, c := range objects[*caption](o) {
+		b.WriteString(c.Text() + "\n")
+	}
 	return b.String()
 }
 
@@ -333,7 +336,7 @@ func TestPinProject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# rules\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.u.bar.agents.Text; got != "AGENTS.md –" {
+	if got := h.u.bar.agents.Text(); got != "AGENTS.md –" {
 		t.Fatalf("indicator before pinning = %q", got)
 	}
 	h.u.pinProject(dir)
@@ -345,7 +348,7 @@ func TestPinProject(t *testing.T) {
 	if got := h.u.bar.project.Text; got != shortPath(dir) {
 		t.Errorf("project button says %q", got)
 	}
-	if got := h.u.bar.agents.Text; got != "AGENTS.md ✓" {
+	if got := h.u.bar.agents.Text(); got != "AGENTS.md ✓" {
 		t.Errorf("indicator after pinning = %q", got)
 	}
 	i := h.u.insp

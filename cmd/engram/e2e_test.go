@@ -1,0 +1,351 @@
+//go:build e2e
+
+// The end-to-end test runs the real build/engram under Xvfb against the fake
+// OpenAI-compatible endpoint, types with xdotool, and saves screenshots in
+// build/e2e/. Run it with `make e2e` (it needs xvfb, xdotool and imagemagick).
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"engram/agent"
+	"engram/agent/agenttest"
+	"engram/memory"
+)
+
+// repoRoot is the module's root, two levels up from this package.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// xvfb starts a virtual display and returns its name.
+func xvfb(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing: run make deps", tool)
+		}
+	}
+	n := 90
+	for ; n < 190; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); os.IsNotExist(err) {
+			if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); os.IsNotExist(err) {
+				break
+			}
+		}
+	}
+	display := fmt.Sprintf(":%d", n)
+	cmd := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if fileExists(fmt.Sprintf("/tmp/.X11-unix/X%d", n)) {
+			return display
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("Xvfb %s did not start", display)
+	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// session is one run of the app with its own XDG folders.
+type session struct {
+	t       *testing.T
+	display string
+	xdg     string
+	cmd     *exec.Cmd
+	out     bytes.Buffer
+}
+
+func newSession(t *testing.T, display, xdgDir string) *session {
+	for _, d := range []string{"config", "data", "cache", "home"} {
+		if err := os.MkdirAll(filepath.Join(xdgDir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &session{t: t, display: display, xdg: xdgDir}
+}
+
+func (s *session) paths() agent.Paths {
+	return agent.DefaultPaths(filepath.Join(s.xdg, "config"), filepath.Join(s.xdg, "data"))
+}
+
+func (s *session) env() []string {
+	env := []string{"DISPLAY=" + s.display, "HOME=" + filepath.Join(s.xdg, "home"),
+		"XDG_CONFIG_HOME=" + filepath.Join(s.xdg, "config"), "XDG_DATA_HOME=" + filepath.Join(s.xdg, "data"),
+		"XDG_CACHE_HOME=" + filepath.Join(s.xdg, "cache"), "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+	return env
+}
+
+// start runs build/engram and returns when its window is mapped.
+func (s *session) start(bin string) time.Duration {
+	s.t.Helper()
+	s.cmd = exec.Command(bin)
+	s.cmd.Env = s.env()
+	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
+	begin := time.Now()
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("start %s: %v", bin, err)
+	}
+	s.t.Cleanup(s.stop)
+	deadline := begin.Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if s.window() != "" {
+			return time.Since(begin)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.t.Fatalf("no Engram window after 20s; output:\n%s", s.out.String())
+	return 0
+}
+
+// window is the ID of the visible Engram window, or "".
+func (s *session) window() string {
+	cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Engram$")
+	cmd.Env = s.env()
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+func (s *session) stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		s.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+	s.cmd = nil
+}
+
+// xdo runs xdotool on the session's display.
+func (s *session) xdo(args ...string) {
+	s.t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = s.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("xdotool %v: %v: %s", args, err, out)
+	}
+}
+
+// shot saves a screenshot of the display as build/e2e/name.png.
+func (s *session) shot(dir, name string) string {
+	s.t.Helper()
+	path := filepath.Join(dir, name+".png")
+	cmd := exec.Command("import", "-window", "root", path)
+	cmd.Env = s.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("screenshot: %v: %s", err, out)
+	}
+	return path
+}
+
+// waitFor polls cond every 50 ms for up to d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// seedMemories writes the memories the run starts with.
+func seedMemories(t *testing.T, path string) {
+	st, err := memory.Open(path, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, e := range []memory.Entry{
+		{Kind: memory.KindPreference, Text: "回复使用中文，技术名词保留英文", Pinned: true},
+		{Kind: memory.KindCorrection, Text: "部署脚本默认先 dry-run，确认无误后再加 --apply"},
+		{Kind: memory.KindFact, Text: "前端用 Vite + React，部署在 Cloudflare Pages"},
+		{Kind: memory.KindLesson, Text: "数据库迁移要先在 staging 跑一遍，上次直接上线锁表了"},
+		{Kind: memory.KindFact, Text: "The user's main project is bluebird, a Go service deployed with make deploy"},
+		{Kind: memory.KindPreference, Text: "Prefers short answers with a code example"},
+	} {
+		e.Source = memory.SourceUser
+		if _, _, err := st.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const (
+	question     = "部署脚本怎么改？"
+	answerMarker = "部署前先跑"
+	toolMemory   = "部署后用 kubectl logs 检查日志"
+	distilled    = "用户希望部署脚本默认 dry-run"
+)
+
+func TestE2E(t *testing.T) {
+	root := repoRoot(t)
+	bin := filepath.Join(root, "build", "engram")
+	if !fileExists(bin) {
+		t.Fatalf("%s is missing: run make build", bin)
+	}
+	out := filepath.Join(root, "build", "e2e")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := agenttest.NewServer()
+	defer srv.Close()
+	srv.Models = []string{"fake-model", "qwen2.5:7b"}
+	srv.Respond = func(r agenttest.Request) agenttest.Reply {
+		switch {
+		case strings.HasPrefix(r.System(), "You maintain the long-term memory"):
+			return agenttest.Reply{Text: `[{"kind":"preference","text":"` + distilled + `","scope":"global"}]`}
+		case len(r.ToolResults()) == 0 && slices.Contains(r.Tools, agent.ToolMemoryWrite):
+			return agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "call_1", Name: agent.ToolMemoryWrite,
+				Args: `{"kind":"lesson","text":"` + toolMemory + `"}`}}}
+		}
+		return agenttest.Reply{Text: "按你的习惯，" + answerMarker + " **dry-run**，确认输出后再真正部署：\n\n" +
+			"```sh\n./deploy.sh --dry-run\n./deploy.sh --apply\n```\n\n部署后用 `kubectl logs` 看一眼日志。我已经把这一点记下来了。"}
+	}
+
+	display := xvfb(t)
+	s := newSession(t, display, t.TempDir())
+	p := s.paths()
+	seedMemories(t, p.GlobalMemory())
+	if err := agent.SaveConfig(p.ConfigFile(), agent.Config{BaseURL: srv.BaseURL(), Model: "fake-model",
+		AutoRecall: true, Distill: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.start(bin)
+	time.Sleep(500 * time.Millisecond) // let the first frame and the chat list settle
+
+	// The message box has the focus at start: type right away.
+	s.xdo("type", "--delay", "120", question)
+	s.xdo("key", "Return")
+	waitFor(t, 20*time.Second, "the answer and the distilled memory", func() bool {
+		b, _ := os.ReadFile(p.GlobalMemory())
+		return bytes.Contains(b, []byte(distilled))
+	})
+	reqs := srv.Requests()
+	if len(reqs) == 0 || reqs[0].LastUser() != question {
+		t.Fatalf("the endpoint got %d requests, the first asking %q", len(reqs), firstUser(reqs))
+	}
+	if !strings.Contains(reqs[0].System(), "部署脚本默认先 dry-run") {
+		t.Errorf("the recalled memory is not in the prompt:\n%s", reqs[0].System())
+	}
+	time.Sleep(700 * time.Millisecond)
+	// Open the "2 memories recalled · 1 tool call" disclosure under the
+	// answer (its place in the 1280×800 window is fixed by the layout).
+	s.xdo("mousemove", "--window", s.window(), "400", "336", "click", "1")
+	time.Sleep(500 * time.Millisecond)
+	t.Logf("screenshot %s", s.shot(out, "chat"))
+
+	s.xdo("key", "ctrl+f")
+	s.xdo("type", "--delay", "120", "部署")
+	time.Sleep(700 * time.Millisecond)
+	t.Logf("screenshot %s", s.shot(out, "inspector"))
+
+	b, err := os.ReadFile(p.GlobalMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, _, err := memory.ParseFile(b, time.Now())
+	if err != nil {
+		t.Fatalf("memory.json does not parse after the run: %v", err)
+	}
+	var texts []string
+	for _, e := range es {
+		if e.Live() {
+			texts = append(texts, e.Text)
+		}
+	}
+	for _, want := range []string{toolMemory, distilled, "部署脚本默认先 dry-run，确认无误后再加 --apply"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("memory.json lacks %q; it holds %q", want, texts)
+		}
+	}
+	chats, _ := filepath.Glob(filepath.Join(p.ChatsDir(), "*.json"))
+	if len(chats) != 1 {
+		t.Fatalf("%d chat files, want 1", len(chats))
+	}
+	if c, _ := os.ReadFile(chats[0]); !bytes.Contains(c, []byte(answerMarker)) {
+		t.Errorf("the chat file lacks the answer")
+	}
+	s.stop()
+}
+
+func firstUser(reqs []agenttest.Request) string {
+	if len(reqs) == 0 {
+		return ""
+	}
+	return reqs[0].LastUser()
+}
+
+// TestColdStart measures the time from exec to a mapped Engram window, five
+// times each with a fresh and with a warm cache folder, and logs the medians.
+func TestColdStart(t *testing.T) {
+	bin := filepath.Join(repoRoot(t), "build", "engram")
+	display := xvfb(t)
+	measure := func(fresh bool) time.Duration {
+		shared := t.TempDir()
+		var runs []time.Duration
+		for i := 0; i < 5; i++ {
+			dir := shared
+			if fresh {
+				dir = t.TempDir()
+			}
+			s := newSession(t, display, dir)
+			if err := agent.SaveConfig(s.paths().ConfigFile(), agent.Config{BaseURL: "http://127.0.0.1:9/v1",
+				Model: "m"}); err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, s.start(bin))
+			s.stop()
+		}
+		slices.Sort(runs)
+		t.Logf("fresh cache %v: runs %v, median %v", fresh, runs, runs[2])
+		return runs[2]
+	}
+	measure(true)
+	if m := measure(false); m > 1500*time.Millisecond {
+		t.Errorf("median cold start %v, want at most 1.5s", m)
+	}
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"engram/agent"
+)
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags([]string{"-config-dir", "/c", "-data-dir", "/d"}, nil)
+	if err != nil || o.paths.ConfigDir != "/c" || o.paths.DataDir != "/d" {
+		t.Fatalf("parseFlags = %+v, %v", o.paths, err)
+	}
+	if _, err := parseFlags([]string{"extra"}, nil); err == nil {
+		t.Error("an unexpected argument was accepted")
+	}
+	o, err = parseFlags(nil, nil)
+	if err != nil || filepath.Base(o.paths.ConfigDir) != "engram" || filepath.Base(o.paths.DataDir) != "engram" {
+		t.Fatalf("default paths %+v, %v", o.paths, err)
+	}
+}
+
+// TestRunAppFirstStart runs the whole app on the test driver (whose Run
+// returns at once) with fresh folders: the agent opens, the window starts
+// with a first chat saved to disk, and a broken config file is survived.
+func TestRunAppFirstStart(t *testing.T) {
+	dir := t.TempDir()
+	paths := agent.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data")}
+	if err := os.MkdirAll(paths.ConfigDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths.ConfigFile(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{agent.EnvModel: "from-env"}
+	a := test.NewTempApp(t)
+	if err := runApp(context.Background(), a, options{paths: paths, getenv: func(k string) string { return env[k] }}); err != nil {
+		t.Fatalf("runApp: %v", err)
+	}
+	chats, err := filepath.Glob(filepath.Join(paths.ChatsDir(), "*.json"))
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chat files %v (%v), want the first chat", chats, err)
+	}
+	if _, err := os.Stat(paths.GlobalMemory()); err != nil && !os.IsNotExist(err) {
+		t.Fatalf("global memory: %v", err)
+	}
+}
