@@ -49,6 +49,7 @@ type Agent struct {
 	chats  *chatStore
 	global *storeState
 	instr  *Instructions
+	live   *live           // follows file changes (live.go); nil without a watcher
 	ctx    context.Context // cancelled by Close
 	stop   context.CancelFunc
 
@@ -112,6 +113,7 @@ func New(opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
+	a.startLive()
 	if err := st.Err(); err != nil {
 		a.events.emit(MemoryChanged{Scope: ScopeGlobal, Err: err})
 	}
@@ -221,6 +223,7 @@ func (a *Agent) project(dir string) (*projectState, error) {
 	p := &projectState{store: a.watch(st, ScopeProject, dir),
 		instr: NewInstructions(filepath.Join(dir, InstructionsFileName))}
 	a.projects[dir] = p
+	a.followProject(dir, p)
 	if err := st.Err(); err != nil {
 		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: dir, Err: err})
 	}
@@ -424,6 +427,7 @@ func (a *Agent) Close() error {
 	a.mu.Unlock()
 	a.stop()
 	a.Wait()
+	a.stopLive()
 	errs := []error{a.global.st.Close()}
 	a.mu.Lock()
 	for _, p := range a.projects {

@@ -75,6 +75,7 @@ func (a *Agent) distill(cfg Config, chatID, projectDir, excerpt string) {
 			a.emit(MemoriesSaved{ChatID: chatID, Scope: scope, Entries: saved[scope]})
 		}
 	}
+	a.global.pinnedEntries() // refresh the cache for the next turn
 	if len(errs) > 0 && len(saved) == 0 {
 		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal,
 			Err: fmt.Errorf("distill: no memory could be saved: %s", strings.Join(errs, "; "))})

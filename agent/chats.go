@@ -69,20 +69,27 @@ type ToolRecord struct {
 	Failed bool   `json:"failed,omitempty"`
 }
 
-// chatStore keeps the chats in memory and one file per chat on disk.
+// chatStore keeps the chats in memory and one file per chat on disk. A
+// change applies in memory at once; its file write may follow (persist), and
+// writes of one chat never go back to an older version.
 type chatStore struct {
 	dir string
 	now func() time.Time
 
 	mu    sync.Mutex
 	chats map[string]*Chat
-	errs  []error // files that could not be read at load
+	ver   map[string]uint64 // in-memory version of each chat
+	errs  []error           // files that could not be read at load
+
+	wmu     sync.Mutex        // serialises file writes and removals
+	written map[string]uint64 // version of each chat on disk
 }
 
 // loadChats reads every chat file of dir (a missing dir is no chats). Files
 // that do not parse are skipped and remembered in errs.
 func loadChats(dir string, now func() time.Time) (*chatStore, error) {
-	cs := &chatStore{dir: dir, now: now, chats: map[string]*Chat{}}
+	cs := &chatStore{dir: dir, now: now, chats: map[string]*Chat{}, ver: map[string]uint64{},
+		written: map[string]uint64{}}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cs, nil
@@ -143,14 +150,19 @@ func (cs *chatStore) create(autoRecall bool, project string) (ChatInfo, error) {
 	c := &Chat{ChatInfo: ChatInfo{ID: newChatID(now), Created: now, Updated: now, AutoRecall: autoRecall,
 		Project: project}}
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
 	for cs.chats[c.ID] != nil {
 		c.ID = newChatID(now)
 	}
-	if err := cs.saveLocked(c); err != nil {
+	cs.chats[c.ID] = c
+	cs.ver[c.ID]++
+	snap, ver := *c, cs.ver[c.ID]
+	cs.mu.Unlock()
+	if err := cs.persist(snap, ver); err != nil {
+		cs.mu.Lock()
+		delete(cs.chats, c.ID)
+		cs.mu.Unlock()
 		return ChatInfo{}, err
 	}
-	cs.chats[c.ID] = c
 	return c.ChatInfo, nil
 }
 
@@ -184,49 +196,73 @@ func (cs *chatStore) get(id string) (Chat, error) {
 	return out, nil
 }
 
-// update changes a chat with fn under the lock and saves it. fn returns
-// whether anything changed.
+// update changes a chat with fn and saves it. fn returns whether anything
+// changed.
 func (cs *chatStore) update(id string, fn func(c *Chat) bool) error {
+	snap, ver, err := cs.apply(id, fn)
+	if err != nil || ver == 0 {
+		return err
+	}
+	return cs.persist(snap, ver)
+}
+
+// apply changes a chat in memory with fn and returns the new version to
+// persist (0 when fn changed nothing).
+func (cs *chatStore) apply(id string, fn func(c *Chat) bool) (Chat, uint64, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	c, ok := cs.chats[id]
 	if !ok {
-		return fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+		return Chat{}, 0, fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
 	}
 	next := *c
 	next.Messages = append([]Message(nil), c.Messages...)
 	if !fn(&next) {
-		return nil
+		return Chat{}, 0, nil
 	}
 	next.Updated = cs.now()
-	if err := cs.saveLocked(&next); err != nil {
-		return err
-	}
 	*c = next
-	return nil
+	cs.ver[id]++
+	snap := next
+	snap.Messages = append([]Message(nil), next.Messages...)
+	return snap, cs.ver[id], nil
 }
 
-// remove deletes a chat and its file.
-func (cs *chatStore) remove(id string) error {
+// persist writes version ver of a chat, unless a newer version is on disk
+// already or the chat was deleted meanwhile.
+func (cs *chatStore) persist(c Chat, ver uint64) error {
+	cs.wmu.Lock()
+	defer cs.wmu.Unlock()
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if _, ok := cs.chats[id]; !ok {
-		return fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+	_, exists := cs.chats[c.ID]
+	cs.mu.Unlock()
+	if !exists || cs.written[c.ID] >= ver {
+		return nil
 	}
-	if err := os.Remove(cs.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("delete chat %s: %w", id, err)
-	}
-	delete(cs.chats, id)
-	return nil
-}
-
-func (cs *chatStore) saveLocked(c *Chat) error {
 	b, err := json.MarshalIndent(c, "", " ")
 	if err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
 	if err := writeFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
+	}
+	cs.written[c.ID] = ver
+	return nil
+}
+
+// remove deletes a chat and its file.
+func (cs *chatStore) remove(id string) error {
+	cs.wmu.Lock()
+	defer cs.wmu.Unlock()
+	cs.mu.Lock()
+	_, ok := cs.chats[id]
+	delete(cs.chats, id)
+	cs.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+	}
+	if err := os.Remove(cs.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete chat %s: %w", id, err)
 	}
 	return nil
 }

@@ -102,9 +102,10 @@ type MemoriesSaved struct {
 // MemoryChanged reports that a memory store changed (own write or a reload
 // of an external edit); Err is the store's error state, if any.
 type MemoryChanged struct {
-	Scope Scope
-	Dir   string // the project folder for ScopeProject
-	Err   error
+	Scope    Scope
+	Dir      string // the project folder for ScopeProject
+	Err      error
+	External bool // the file was changed outside this store (by hand, a sync tool, another process)
 }
 
 // InstructionsChanged reports that an AGENTS.md was (re)loaded.

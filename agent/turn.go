@@ -22,7 +22,7 @@ type turnState struct {
 func (a *Agent) turn(ctx context.Context, chatID, text string) {
 	cfg := a.Config()
 	ts := &turnState{chatID: chatID}
-	err := a.chats.update(chatID, func(c *Chat) bool {
+	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
 		if c.Title == "" {
 			c.Title = titleFrom(text)
 		}
@@ -33,12 +33,17 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 		a.finishTurn(chatID, Usage{}, err)
 		return
 	}
-	a.emit(TurnStarted{ChatID: chatID, Text: text})
-	chat, err := a.chats.get(chatID)
-	if err != nil {
-		a.finishTurn(chatID, Usage{}, err)
-		return
+	// The file write goes on beside recall and the request; the answer's
+	// write at the end of the turn never loses to it.
+	if a.track() {
+		go func() {
+			defer a.done()
+			if err := a.chats.persist(chat, ver); err != nil {
+				a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
+			}
+		}()
 	}
+	a.emit(TurnStarted{ChatID: chatID, Text: text})
 	if chat.Project != "" {
 		p, err := a.project(chat.Project)
 		if err != nil {
@@ -53,10 +58,15 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 		a.emit(RecallDone{ChatID: chatID, Skipped: true})
 	}
 	err = a.converse(ctx, cfg, ts)
+	a.endTurn(ctx, cfg, ts, text, err)
+	// Bookkeeping after TurnDone: it rewrites the store file.
 	if len(ts.hits) > 0 {
 		a.markUsed(ts.hits, ts.project)
 	}
-	a.endTurn(ctx, cfg, ts, text, err)
+	a.global.pinnedEntries() // refresh the cache for the next turn
+	if ts.project != nil {
+		ts.project.store.pinnedEntries()
+	}
 }
 
 // endTurn saves the answer (complete, partial or failed) and reports the
