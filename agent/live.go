@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"engram/agent/watch"
+	"engram/memory"
+)
+
+// live follows the files people change while the agent runs: memory.json,
+// AGENTS.md and config.json in the config dir, and for each open project
+// its folder's AGENTS.md and its memory.json under the config dir. One
+// watch.Watcher serves them all; its callbacks run one at a time on its
+// goroutine.
+//
+//   - memory.json: the echo of the store's own write is ignored
+//     (Store.ChangedOnDisk); any other change is checked to parse and then
+//     merged by Store.Reload, and reported as MemoryChanged{External: true}.
+//     A file that does not parse is left alone, the memories stay as they
+//     were, and MemoryChanged.Err says what is wrong, on every save, until
+//     the file is fixed.
+//   - AGENTS.md: reloaded (Agent.ReloadInstructions: an InstructionsChanged
+//     event); the next turn's prompt uses the new text.
+//   - config.json: reloaded and used from the next turn on (a Notice says
+//     so). The endpoint, key and model the agent was started with win over
+//     the file where they differed from it at start (the environment's
+//     overrides, or a detected local server), until that field is edited in
+//     the file. A file that does not parse keeps the current settings.
+//
+// A project is followed from when it is first opened (a turn, Memory or
+// Instructions) until Close.
+type live struct {
+	w *watch.Watcher
+
+	mu        sync.Mutex
+	projects  map[string]bool // followed project folders
+	overrides [3]override     // BaseURL, APIKey, Model
+}
+
+// override is a config field whose value at start differed from the file.
+type override struct {
+	file  string // the file's value at start
+	value string // the value in use
+	on    bool   // false once the file's field has been edited
+}
+
+// startLive starts following the config dir. Without a watcher (the system
+// is out of inotify instances) the agent still works: files are re-read
+// when a turn needs them (AGENTS.md) or when the store writes (memory.json),
+// and a Notice says that live changes are not followed.
+func (a *Agent) startLive() {
+	w, err := watch.New(watch.Options{OnError: func(err error) {
+		a.emit(Notice{Text: fmt.Sprintf("Following file changes: %v", err)})
+	}})
+	if err != nil {
+		a.emit(Notice{Text: fmt.Sprintf("Changes to Engram's files made outside the app will show after a restart: %v", err)})
+		return
+	}
+	l := &live{w: w, projects: map[string]bool{}}
+	file, ferr := LoadConfig(a.opts.Paths.ConfigFile(), nil)
+	if ferr != nil {
+		file = DefaultConfig()
+	}
+	start := a.opts.Config.withDefaults()
+	for i, f := range configFields {
+		if v := *f(&start); v != *f(&file) {
+			l.overrides[i] = override{file: *f(&file), value: v, on: true}
+		}
+	}
+	a.live = l
+	dir := a.opts.Paths.ConfigDir
+	a.follow(dir, filepath.Base(a.opts.Paths.GlobalMemory()), func() { a.memoryFileChanged(a.global) })
+	a.follow(dir, filepath.Base(a.opts.Paths.GlobalInstructions()), func() {
+		a.ReloadInstructions(a.opts.Paths.GlobalInstructions())
+	})
+	a.follow(dir, filepath.Base(a.opts.Paths.ConfigFile()), a.configFileChanged)
+}
+
+// configFields are the fields of a Config that the environment overrides.
+var configFields = [3]func(*Config) *string{
+	func(c *Config) *string { return &c.BaseURL },
+	func(c *Config) *string { return &c.APIKey },
+	func(c *Config) *string { return &c.Model },
+}
+
+// followProject starts following an opened project: its folder's AGENTS.md
+// and its memory dir.
+func (a *Agent) followProject(dir string, p *projectState) {
+	l := a.live
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	seen := l.projects[dir]
+	l.projects[dir] = true
+	l.mu.Unlock()
+	if seen {
+		return
+	}
+	a.follow(dir, InstructionsFileName, func() { a.ReloadInstructions(p.instr.Path()) })
+	a.follow(filepath.Dir(p.store.st.Path()), filepath.Base(p.store.st.Path()), func() { a.memoryFileChanged(p.store) })
+}
+
+// follow subscribes fn to changes of name in dir; a failure is a Notice.
+func (a *Agent) follow(dir, name string, fn func()) {
+	if _, err := a.live.w.Subscribe(dir, name, func(watch.Event) { fn() }); err != nil {
+		a.emit(Notice{Text: fmt.Sprintf("Changes to %s will show after a restart: %v", filepath.Join(dir, name), err)})
+	}
+}
+
+// stopLive stops following files; no callback runs after it returns.
+func (a *Agent) stopLive() {
+	if a.live != nil {
+		_ = a.live.w.Close() // only fails if the kernel refuses to close the inotify descriptor
+	}
+}
+
+// memoryFileChanged merges an outside change of a store's file.
+func (a *Agent) memoryFileChanged(ss *storeState) {
+	if !ss.st.ChangedOnDisk() {
+		return // the echo of the store's own write
+	}
+	err := reloadMemory(ss.st)
+	a.emit(MemoryChanged{Scope: ss.scope, Dir: ss.dir, Err: err, External: true})
+}
+
+// reloadMemory merges the store's file into the store, unless it does not
+// parse: then the file is left as it is (it is the person's, perhaps half
+// edited) and so are the memories, and the error says what is wrong. Else
+// the error is the store's error state after the reload.
+func reloadMemory(st *memory.Store) error {
+	data, err := os.ReadFile(st.Path())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Reload writes the entries back.
+	case err != nil:
+		return fmt.Errorf("read %s: %w", st.Path(), err)
+	default:
+		if _, _, err := memory.ParseFile(data, time.Now()); err != nil {
+			return &BrokenMemoryError{Path: st.Path(), Err: err}
+		}
+	}
+	if err := st.Reload(); err != nil {
+		return err
+	}
+	return st.Err()
+}
+
+// BrokenMemoryError is the MemoryChanged error of a memory.json that was
+// changed outside the app and does not parse. The file is left as it is
+// and the store keeps the memories it had until the file is fixed.
+type BrokenMemoryError struct {
+	Path string
+	Err  error // the parse error
+}
+
+// Error says what is wrong and what happens meanwhile.
+func (e *BrokenMemoryError) Error() string {
+	return fmt.Sprintf("%s does not parse (%v); Engram keeps the memories it had until the file is fixed",
+		filepath.Base(e.Path), e.Err)
+}
+
+// Unwrap returns the parse error.
+func (e *BrokenMemoryError) Unwrap() error { return e.Err }
+
+// configFileChanged loads config.json again for the next turn.
+func (a *Agent) configFileChanged() {
+	file, err := LoadConfig(a.opts.Paths.ConfigFile(), nil)
+	if err != nil {
+		a.emit(Notice{Text: fmt.Sprintf("config.json was changed but cannot be used; keeping the current settings: %v", err)})
+		return
+	}
+	l := a.live
+	l.mu.Lock()
+	for i, f := range configFields {
+		ov := &l.overrides[i]
+		if ov.on && *f(&file) == ov.file {
+			*f(&file) = ov.value
+		} else {
+			ov.on = false
+		}
+	}
+	l.mu.Unlock()
+	a.mu.Lock()
+	changed := a.cfg != file
+	a.cfg = file
+	a.mu.Unlock()
+	if changed {
+		a.emit(Notice{Text: "config.json changed; the next turn uses the new settings."})
+	}
+}

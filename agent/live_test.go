@@ -1,0 +1,534 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"engram/agent"
+	"engram/agent/agenttest"
+	"engram/memory"
+)
+
+// pickup bounds the wait for a file change to reach the agent; changes
+// normally arrive within the watcher's debounce time (150 ms).
+const pickup = 3 * time.Second
+
+// eventually polls cond until it holds or pickup has passed.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(pickup)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within %v", what, pickup)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// collect gathers the agent's events until one matches and returns them
+// all, the matching one last.
+func (h *harness) collect(what string, match func(agent.Event) bool) []agent.Event {
+	h.t.Helper()
+	var out []agent.Event
+	timeout := time.After(pickup)
+	for {
+		select {
+		case e, ok := <-h.a.Events():
+			if !ok {
+				h.t.Fatalf("%s: event channel closed", what)
+			}
+			out = append(out, e)
+			if match(e) {
+				return out
+			}
+		case <-timeout:
+			h.t.Fatalf("%s: no event within %v; got %#v", what, pickup, out)
+		}
+	}
+}
+
+// external matches a MemoryChanged of an outside change to a store.
+func external(scope agent.Scope) func(agent.Event) bool {
+	return func(e agent.Event) bool {
+		m, ok := e.(agent.MemoryChanged)
+		return ok && m.External && m.Scope == scope
+	}
+}
+
+// editFile rewrites memory.json the way a person or a script would:
+// the entries as read from the file, changed by edit, saved by write.
+func editFile(t *testing.T, path string, write func(path string, data []byte), edit func([]map[string]any) []map[string]any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(path, editData(t, data, edit))
+}
+
+// editData changes the entries of a memory.json.
+func editData(t *testing.T, data []byte, edit func([]map[string]any) []map[string]any) []byte {
+	t.Helper()
+	var doc struct {
+		Version int              `json:"version"`
+		Entries []map[string]any `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("parse memory.json: %v", err)
+	}
+	doc.Entries = edit(doc.Entries)
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeInPlace(t *testing.T) func(string, []byte) {
+	return func(path string, data []byte) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// renameSave writes a temporary file and renames it over path, as many
+// editors save.
+func renameSave(t *testing.T) func(string, []byte) {
+	return func(path string, data []byte) {
+		tmp := filepath.Join(filepath.Dir(path), ".#"+filepath.Base(path)+".swp")
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// handEntry is a new entry as a person would add it.
+func handEntry(id, text string) map[string]any {
+	return map[string]any{"id": id, "kind": "fact", "text": text, "source": "user",
+		"created": "2026-01-02T03:04:05Z", "updated": "2026-01-02T03:04:05Z"}
+}
+
+func liveTexts(st *memory.Store) []string {
+	var out []string
+	for _, e := range st.List() {
+		out = append(out, e.Text)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func has(st *memory.Store, text string) bool { return slices.Contains(liveTexts(st), text) }
+
+func TestLiveMemoryEditsArePickedUp(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T) func(string, []byte)
+	}{
+		{"edit in place", writeInPlace},
+		{"rename over", renameSave},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, nil, nil)
+			st := h.store(agent.ScopeGlobal, "")
+			old := mustAddMemory(t, st, "The user's cat is called Miso.")
+			editFile(t, st.Path(), tt.write(t), func(es []map[string]any) []map[string]any {
+				for _, e := range es {
+					if e["id"] == old.ID {
+						e["text"] = "The user's cat is called Tofu."
+					}
+				}
+				return append(es, handEntry("hand0001", "The user lives in Lisbon."))
+			})
+			eventually(t, "hand edit", func() bool {
+				return has(st, "The user lives in Lisbon.") && has(st, "The user's cat is called Tofu.")
+			})
+			if has(st, "The user's cat is called Miso.") {
+				t.Errorf("the edited text is still live: %q", liveTexts(st))
+			}
+			ev := h.collect("MemoryChanged", external(agent.ScopeGlobal))
+			if m := ev[len(ev)-1].(agent.MemoryChanged); m.Err != nil {
+				t.Errorf("MemoryChanged.Err = %v", m.Err)
+			}
+		})
+	}
+}
+
+func mustAddMemory(t *testing.T, st *memory.Store, text string) memory.Entry {
+	t.Helper()
+	e, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: text, Source: memory.SourceUser})
+	if err != nil {
+		t.Fatalf("Add(%q): %v", text, err)
+	}
+	return e
+}
+
+func TestLiveMemoryDeletedAndRecreated(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	mustAddMemory(t, st, "The user prefers tea.")
+	data, err := os.ReadFile(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(st.Path()); err != nil {
+		t.Fatal(err)
+	}
+	// A sync tool puts the file back with one more entry.
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["entries"] = append(doc["entries"].([]any), handEntry("sync0001", "The user works nights."))
+	out, _ := json.Marshal(doc)
+	if err := os.WriteFile(st.Path(), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "recreated file", func() bool { return has(st, "The user works nights.") })
+	if !has(st, "The user prefers tea.") {
+		t.Errorf("lost an entry: %q", liveTexts(st))
+	}
+	// And after a plain delete, the store writes its memories back.
+	if err := os.Remove(st.Path()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "file written back", func() bool {
+		b, err := os.ReadFile(st.Path())
+		return err == nil && strings.Contains(string(b), "The user works nights.")
+	})
+}
+
+func TestLiveOwnWriteIsNotEchoed(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	mustAddMemory(t, st, "The user likes Go.")
+	// The AGENTS.md change comes after the store's write, in the same
+	// directory: its event is handled after any echo of the write.
+	if err := os.WriteFile(h.paths.GlobalInstructions(), []byte("Be brief."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.collect("InstructionsChanged", func(e agent.Event) bool { _, ok := e.(agent.InstructionsChanged); return ok })
+	own := 0
+	for _, e := range evs {
+		if m, ok := e.(agent.MemoryChanged); ok {
+			if m.External {
+				t.Errorf("the store's own write was reported as an outside change: %+v", m)
+			}
+			own++
+		}
+	}
+	if own == 0 {
+		t.Errorf("no MemoryChanged for the store's own write; events %#v", evs)
+	}
+	// A real outside change right after is reported.
+	editFile(t, st.Path(), writeInPlace(t), func(es []map[string]any) []map[string]any {
+		return append(es, handEntry("hand0002", "The user likes Rust."))
+	})
+	h.collect("outside change", external(agent.ScopeGlobal))
+}
+
+func TestLiveBrokenEditKeepsMemories(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	mustAddMemory(t, st, "The user's editor is Helix.")
+	mustAddMemory(t, st, "The user deploys on Fridays.")
+	good, err := os.ReadFile(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := liveTexts(st)
+
+	broken := strings.Replace(string(good), `"entries": [`, `"entries": [,`, 1)
+	for i := range 2 { // every broken save is reported
+		text := broken + strings.Repeat(" ", i)
+		if err := os.WriteFile(st.Path(), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		evs := h.collect("broken edit", external(agent.ScopeGlobal))
+		m := evs[len(evs)-1].(agent.MemoryChanged)
+		var be *agent.BrokenMemoryError
+		if !errors.As(m.Err, &be) || be.Path != st.Path() {
+			t.Fatalf("MemoryChanged.Err = %v, want a *BrokenMemoryError", m.Err)
+		}
+		if got := liveTexts(st); !slices.Equal(got, want) {
+			t.Errorf("memories after a broken edit: %q, want %q", got, want)
+		}
+		if b, _ := os.ReadFile(st.Path()); string(b) != text {
+			t.Errorf("the person's broken file was changed:\n%s", b)
+		}
+	}
+	if aside, _ := filepath.Glob(st.Path() + ".*"); slices.ContainsFunc(aside, func(p string) bool {
+		return !strings.HasSuffix(p, ".lock")
+	}) {
+		t.Errorf("files set aside: %v", aside)
+	}
+
+	renameSave(t)(st.Path(), editData(t, good, func(es []map[string]any) []map[string]any {
+		return append(es, handEntry("hand0003", "The user fixed the file."))
+	}))
+	evs := h.collect("fixed edit", external(agent.ScopeGlobal))
+	if m := evs[len(evs)-1].(agent.MemoryChanged); m.Err != nil {
+		t.Errorf("after the fix: MemoryChanged.Err = %v", m.Err)
+	}
+	fixed := append(slices.Clone(want), "The user fixed the file.")
+	slices.Sort(fixed)
+	if got := liveTexts(st); !slices.Equal(got, fixed) {
+		t.Errorf("after the fix: %q, want %q", got, fixed)
+	}
+}
+
+func TestLiveConcurrentStoresLoseNothing(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	other, err := memory.Open(st.Path(), memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	const n = 40
+	var wg sync.WaitGroup
+	for _, s := range []struct {
+		st     *memory.Store
+		prefix string
+	}{{st, "app"}, {other, "other copy"}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				text := fmt.Sprintf("Memory %d written by the %s, distinct %c%c.", i, s.prefix, 'a'+i%26, 'a'+i/26)
+				if _, _, err := s.st.Add(memory.Entry{Kind: memory.KindFact, Text: text, Source: memory.SourceUser}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	eventually(t, "both writers' entries in the app's store", func() bool { return st.Len() == 2*n })
+	if got := other.Len(); got != 2*n {
+		// The other copy has no watcher: it sees the file on its next read.
+		if err := other.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		if got = other.Len(); got != 2*n {
+			t.Errorf("the other copy has %d entries, want %d", got, 2*n)
+		}
+	}
+}
+
+func TestLiveInstructionsReachTheNextPrompt(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	chat := h.newChat()
+	path := h.paths.GlobalInstructions()
+	isInstr := func(e agent.Event) bool {
+		ic, ok := e.(agent.InstructionsChanged)
+		return ok && ic.Path == path
+	}
+
+	if err := os.WriteFile(path, []byte("Always answer in French."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ev := h.collect("AGENTS.md created", isInstr)
+	if ic := ev[len(ev)-1].(agent.InstructionsChanged); !ic.Found || ic.Truncated || ic.Err != nil {
+		t.Errorf("InstructionsChanged = %+v", ic)
+	}
+	h.turn(chat, "Hello")
+	if sys := lastRequest(t, h.srv).System(); !strings.Contains(sys, "Always answer in French.") {
+		t.Errorf("system prompt lacks AGENTS.md:\n%s", sys)
+	}
+
+	// An editor's rename-save, picked up before the next turn.
+	renameSave(t)(path, []byte("Always answer in German."))
+	h.collect("AGENTS.md saved", isInstr)
+	h.turn(chat, "Hello again")
+	sys := lastRequest(t, h.srv).System()
+	if !strings.Contains(sys, "Always answer in German.") || strings.Contains(sys, "French") {
+		t.Errorf("system prompt after the edit:\n%s", sys)
+	}
+
+	// Too long: cut, with a warning in the event and in the prompt.
+	big := strings.Repeat("Use tabs, not spaces.\n", 70<<10/22)
+	if err := os.WriteFile(path, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ev = h.collect("AGENTS.md grown", isInstr)
+	if ic := ev[len(ev)-1].(agent.InstructionsChanged); !ic.Truncated {
+		t.Errorf("InstructionsChanged = %+v, want Truncated", ic)
+	}
+	h.turn(chat, "Third")
+	sys = lastRequest(t, h.srv).System()
+	if len(sys) > agent.MaxInstructionsSize+8<<10 || !strings.Contains(sys, "only its first 64 KiB is used") {
+		t.Errorf("system prompt of %d bytes; warning present: %v", len(sys), strings.Contains(sys, "64 KiB"))
+	}
+
+	// Deleted: gone from the next prompt.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	ev = h.collect("AGENTS.md deleted", isInstr)
+	if ic := ev[len(ev)-1].(agent.InstructionsChanged); ic.Found {
+		t.Errorf("InstructionsChanged = %+v, want not Found", ic)
+	}
+	h.turn(chat, "Fourth")
+	if sys := lastRequest(t, h.srv).System(); strings.Contains(sys, "Use tabs") {
+		t.Error("deleted AGENTS.md still in the prompt")
+	}
+}
+
+func lastRequest(t *testing.T, srv *agenttest.Server) agenttest.Request {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the endpoint received no request")
+	}
+	return reqs[len(reqs)-1]
+}
+
+func TestLiveProjectFiles(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	proj := t.TempDir()
+	chat := h.newChat()
+	if err := h.a.SetProject(chat, proj); err != nil {
+		t.Fatal(err)
+	}
+	st := h.store(agent.ScopeProject, proj) // opens the project: now followed
+	mustAddMemory(t, st, "This project uses Go 1.26.")
+
+	agentsPath := filepath.Join(proj, "AGENTS.md")
+	if err := os.WriteFile(agentsPath, []byte("Run make test before committing."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.collect("project AGENTS.md", func(e agent.Event) bool {
+		ic, ok := e.(agent.InstructionsChanged)
+		return ok && ic.Path == agentsPath && ic.Found
+	})
+	editFile(t, st.Path(), renameSave(t), func(es []map[string]any) []map[string]any {
+		return append(es, handEntry("proj0001", "The project's CI runs on Forgejo."))
+	})
+	evs := h.collect("project memory", external(agent.ScopeProject))
+	if m := evs[len(evs)-1].(agent.MemoryChanged); m.Dir != proj || m.Err != nil {
+		t.Errorf("MemoryChanged = %+v, want Dir %s and no error", m, proj)
+	}
+	if !has(st, "The project's CI runs on Forgejo.") {
+		t.Errorf("project store: %q", liveTexts(st))
+	}
+	h.turn(chat, "What now?")
+	if sys := lastRequest(t, h.srv).System(); !strings.Contains(sys, "Run make test before committing.") {
+		t.Errorf("system prompt lacks the project's AGENTS.md:\n%s", sys)
+	}
+}
+
+func TestLiveConfigReload(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	chat := h.newChat()
+	start := h.a.Config()
+	isNotice := func(e agent.Event) bool {
+		n, ok := e.(agent.Notice)
+		return ok && strings.Contains(n.Text, "config.json")
+	}
+
+	// The harness's endpoint and key came from outside the file (as the
+	// environment's would): a file that does not name them keeps them.
+	cfg := agent.DefaultConfig()
+	cfg.Model, cfg.RecallTopK = "file-model", 2
+	if err := agent.SaveConfig(h.paths.ConfigFile(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	h.collect("config changed", isNotice)
+	got := h.a.Config()
+	if got.Model != "file-model" || got.RecallTopK != 2 || got.BaseURL != start.BaseURL || got.APIKey != start.APIKey {
+		t.Errorf("config after the edit: %+v", got)
+	}
+	h.turn(chat, "Hi")
+	if m := lastRequest(t, h.srv).Model; m != "file-model" {
+		t.Errorf("the next turn used model %q, want file-model", m)
+	}
+
+	if err := os.WriteFile(h.paths.ConfigFile(), []byte(`{"model": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.collect("broken config", isNotice)
+	if got := h.a.Config(); got.Model != "file-model" {
+		t.Errorf("a broken config.json changed the settings: %+v", got)
+	}
+}
+
+func TestLiveEnvironmentOverridesSurviveReload(t *testing.T) {
+	dir := t.TempDir()
+	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
+	file := agent.DefaultConfig()
+	file.Model = "file-model"
+	if err := agent.SaveConfig(paths.ConfigFile(), file); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{agent.EnvModel: "env-model"}
+	cfg, err := agent.LoadConfig(paths.ConfigFile(), func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	file.RecallTopK = 3
+	if err := agent.SaveConfig(paths.ConfigFile(), file); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "config reload", func() bool { return a.Config().RecallTopK == 3 })
+	if got := a.Config().Model; got != "env-model" {
+		t.Errorf("model %q after the file changed, want the environment's env-model", got)
+	}
+}
+
+func TestLiveCloseLeavesNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		srv := agenttest.NewServer()
+		defer srv.Close()
+		dir := t.TempDir()
+		paths := agent.DefaultPaths(dir+"/config", dir+"/data")
+		cfg := agent.DefaultConfig()
+		cfg.BaseURL, cfg.Model, cfg.Distill = srv.BaseURL(), "fake-model", false
+		a, err := agent.New(agent.Options{Config: cfg, Paths: paths, HTTPClient: srv.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		proj := t.TempDir()
+		if _, err := a.Memory(agent.ScopeProject, proj); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(paths.GlobalInstructions(), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		timeout := time.After(pickup)
+	wait:
+		for {
+			select {
+			case e := <-a.Events():
+				if _, ok := e.(agent.InstructionsChanged); ok {
+					break wait
+				}
+			case <-timeout:
+				t.Fatal("no InstructionsChanged")
+			}
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		srv.Client().CloseIdleConnections()
+	}()
+	eventually(t, "goroutines back to the count before", func() bool { return runtime.NumGoroutine() <= before })
+}
