@@ -1,34 +1,116 @@
-// Command engramctl is the headless Engram CLI.
+// Command engramctl is the headless Engram CLI (pure Go, no cgo):
 //
-// This is a minimal placeholder written by the recall helper so that
-// bench-recall can run; the store helper's main.go (with the full command
-// registry) replaces it.
+//	engramctl memory list|add|edit|rm|restore|pin|unpin|search|import|export ...
+//	engramctl bench-recall --memories FILE --queries FILE [--k N]
+//
+// Other subcommands (chat) live in their own files and register themselves
+// from init with register.
+//
+// Exit codes, for scripts:
+//
+//	0  success
+//	1  error: bad input, unreadable or unwritable store, failed request
+//	2  usage: unknown command or flag, missing argument
+//	3  not found: no memory has the given ID
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"slices"
+	"syscall"
 )
 
-// commands maps a subcommand name to its implementation.
-var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"bench-recall": benchRecall,
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitNotFound = 3
+)
+
+// cliEnv is what a command may use of the outside world. Commands read
+// environment variables through Getenv only, so tests can run them in
+// process.
+type cliEnv struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// command is one subcommand of engramctl.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, env *cliEnv) int
+}
+
+// commands holds the subcommands by name; files add theirs with register.
+var commands = map[string]command{}
+
+// register adds a subcommand. Call it from an init function of the file that
+// implements the command (chat.go, benchrecall.go). A name registered twice
+// is a programming error.
+func register(name, summary string, run func(ctx context.Context, args []string, env *cliEnv) int) {
+	if _, dup := commands[name]; dup {
+		panic("engramctl: command registered twice: " + name)
+	}
+	commands[name] = command{summary: summary, run: run}
+}
+
+func init() {
+	// benchrecall.go was written before this registry; its owner may move
+	// this registration into that file.
+	register("bench-recall", "rank memories for the recall eval (shared/eval)",
+		func(_ context.Context, args []string, env *cliEnv) int { return benchRecall(args, env.Stdout, env.Stderr) })
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run runs engramctl with its arguments (without the program name) and
+// returns the exit code. Standard input is the process's.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return runIO(ctx, args, os.Stdin, stdout, stderr, getenv)
+}
+
+// runIO is run with standard input given, for tests.
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	env := &cliEnv{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: engramctl COMMAND [flags]")
-		return 2
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "engramctl: unknown command %q\n", args[0])
-		return 2
+		usage(stderr)
+		return exitUsage
 	}
-	return cmd(args[1:], stdout, stderr)
+	return cmd.run(ctx, args[1:], env)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: engramctl COMMAND [ARGS]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-13s %s\n", name, commands[name].summary)
+	}
+	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 not found")
 }

@@ -1,0 +1,605 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"engram/memory"
+)
+
+func init() {
+	register("memory", "list, add, edit, remove, pin, search, import and export memories", memoryCmd)
+}
+
+const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
+
+  list    [--all]                                 list memories (--all: history and deleted too)
+  add     [--kind K] [--pin] [--source S] TEXT... add a memory (TEXT "-" or none: read stdin)
+  edit    ID [--kind K] [--text T | TEXT...]      change a memory's text or kind
+  rm      ID...                                   delete memories (kept 30 days as tombstones)
+  restore ID...                                   undo rm
+  pin     ID...                                   always inject, never evict
+  unpin   ID...
+  search  [--k N] QUERY...                        recall memories for a query
+  import  [FILE|-]                                import {"version":1,...}, legacy JSON or JSON Lines
+  export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
+
+flags of every subcommand:
+  --store PATH    the memory file (default $XDG_CONFIG_HOME/engram/memory.json)
+  --project DIR   the store of a project folder ($XDG_CONFIG_HOME/engram/projects/<slug>/memory.json)
+  --json          machine-readable output
+
+IDs may be abbreviated to a unique prefix. Plain output is one memory per line:
+ID, kind, flags (pinned, superseded, deleted or -), text with \n, \t and \\ escaped,
+separated by tabs. Exit codes: 0 ok, 1 error, 2 usage, 3 not found.
+`
+
+// memoryFlags are the flags every memory subcommand takes.
+type memoryFlags struct {
+	fs      *flag.FlagSet
+	store   string
+	project string
+	json    bool
+}
+
+func newMemoryFlags(name string) *memoryFlags {
+	mf := &memoryFlags{fs: flag.NewFlagSet("engramctl memory "+name, flag.ContinueOnError)}
+	mf.fs.SetOutput(io.Discard)
+	mf.fs.StringVar(&mf.store, "store", "", "memory file")
+	mf.fs.StringVar(&mf.project, "project", "", "project folder")
+	mf.fs.BoolVar(&mf.json, "json", false, "JSON output")
+	return mf
+}
+
+// parse parses flags and positional arguments in any order; everything
+// after "--" is positional.
+func (mf *memoryFlags) parse(args []string) ([]string, error) {
+	var rest []string
+	if i := indexOf(args, "--"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
+	var pos []string
+	for {
+		if err := mf.fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if mf.fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, mf.fs.Arg(0))
+		args = mf.fs.Args()[1:]
+	}
+	return append(pos, rest...), nil
+}
+
+func indexOf(args []string, s string) int {
+	for i, a := range args {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// storePath resolves the memory file: --store, else the project's store
+// for --project, else the global store, under $XDG_CONFIG_HOME/engram.
+func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
+	if mf.store != "" && mf.project != "" {
+		return "", errors.New("--store and --project exclude each other")
+	}
+	if mf.store != "" {
+		return mf.store, nil
+	}
+	home := getenv("XDG_CONFIG_HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		home = xdg.ConfigHome
+	}
+	dir := filepath.Join(home, "engram")
+	if mf.project != "" {
+		return memory.ProjectPath(dir, mf.project), nil
+	}
+	return memory.GlobalPath(dir), nil
+}
+
+// memoryRun is the state of one memory subcommand.
+type memoryRun struct {
+	name  string
+	env   *cliEnv
+	flags *memoryFlags
+	args  []string
+	store *memory.Store
+}
+
+// memorySubs are the memory subcommands. Each registers its own flags
+// beside the common ones and returns the function to run after parsing.
+var memorySubs = map[string]func(r *memoryRun) func() int{
+	"list":    memoryList,
+	"add":     memoryAdd,
+	"edit":    memoryEdit,
+	"rm":      func(r *memoryRun) func() int { return memoryEach(r, (*memory.Store).Remove) },
+	"restore": func(r *memoryRun) func() int { return memoryEach(r, (*memory.Store).Restore) },
+	"pin":     func(r *memoryRun) func() int { return memoryEach(r, setPin(true)) },
+	"unpin":   func(r *memoryRun) func() int { return memoryEach(r, setPin(false)) },
+	"search":  memorySearch,
+	"import":  memoryImport,
+	"export":  memoryExport,
+}
+
+func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, memoryUsage)
+		return exitUsage
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, memoryUsage)
+		return exitOK
+	}
+	sub, ok := memorySubs[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "engramctl memory: unknown subcommand %q\n\n%s", args[0], memoryUsage)
+		return exitUsage
+	}
+	r := &memoryRun{name: args[0], env: env, flags: newMemoryFlags(args[0])}
+	do := sub(r)
+	pos, err := r.flags.parse(args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(env.Stdout, memoryUsage)
+		return exitOK
+	}
+	if err != nil {
+		return r.usageError("%v", err)
+	}
+	r.args = pos
+	return do()
+}
+
+// usageError reports a usage error and returns exitUsage.
+func (r *memoryRun) usageError(format string, a ...any) int {
+	fmt.Fprintf(r.env.Stderr, "engramctl memory %s: %s\nrun 'engramctl memory help' for usage\n", r.name, fmt.Sprintf(format, a...))
+	return exitUsage
+}
+
+// fail reports an error and returns its exit code: exitNotFound for
+// memory.ErrNotFound, exitError for anything else.
+func (r *memoryRun) fail(err error) int {
+	fmt.Fprintf(r.env.Stderr, "engramctl memory %s: %v\n", r.name, err)
+	if errors.Is(err, memory.ErrNotFound) {
+		return exitNotFound
+	}
+	return exitError
+}
+
+// open opens the store; on failure it reports and returns the exit code.
+// A store that opened in an error state (an unreadable file set aside) is
+// usable: the error is shown as a warning.
+func (r *memoryRun) open() int {
+	path, err := r.flags.storePath(r.env.Getenv)
+	if err != nil {
+		return r.usageError("%v", err)
+	}
+	s, err := memory.Open(path, memory.Options{})
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := s.Err(); err != nil {
+		fmt.Fprintf(r.env.Stderr, "engramctl: warning: %v\n", err)
+	}
+	r.store = s
+	return exitOK
+}
+
+func (r *memoryRun) close() {
+	if r.store != nil {
+		r.store.Close()
+	}
+}
+
+// resolve turns an ID or unique ID prefix into an ID.
+func (r *memoryRun) resolve(arg string) (string, error) {
+	if _, ok := r.store.Get(arg); ok {
+		return arg, nil
+	}
+	var matches []string
+	if arg != "" {
+		for _, e := range r.store.All() {
+			if strings.HasPrefix(e.ID, arg) {
+				matches = append(matches, e.ID)
+			}
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", memory.ErrNotFound, arg)
+	case 1:
+		return matches[0], nil
+	}
+	return "", fmt.Errorf("ID prefix %q is ambiguous: %s", arg, strings.Join(matches, ", "))
+}
+
+// printEntries writes entries as JSON (an array) or as tab-separated lines.
+func (r *memoryRun) printEntries(es []memory.Entry) {
+	if r.flags.json {
+		if es == nil {
+			es = []memory.Entry{}
+		}
+		r.writeJSON(es)
+		return
+	}
+	for _, e := range es {
+		fmt.Fprintf(r.env.Stdout, "%s\t%s\t%s\t%s\n", e.ID, e.Kind, entryFlags(e), escapeText(e.Text))
+	}
+}
+
+func (r *memoryRun) writeJSON(v any) {
+	enc := json.NewEncoder(r.env.Stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func entryFlags(e memory.Entry) string {
+	var fl []string
+	if e.Pinned {
+		fl = append(fl, "pinned")
+	}
+	if e.SupersededBy != "" {
+		fl = append(fl, "superseded")
+	}
+	if !e.Deleted.IsZero() {
+		fl = append(fl, "deleted")
+	}
+	if len(fl) == 0 {
+		return "-"
+	}
+	return strings.Join(fl, ",")
+}
+
+var textEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`)
+
+func escapeText(s string) string { return textEscaper.Replace(s) }
+
+func memoryList(r *memoryRun) func() int {
+	all := r.flags.fs.Bool("all", false, "include history and deleted memories")
+	return func() int {
+		if len(r.args) > 0 {
+			return r.usageError("unexpected argument %q", r.args[0])
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		if *all {
+			r.printEntries(r.store.All())
+		} else {
+			r.printEntries(r.store.List())
+		}
+		return exitOK
+	}
+}
+
+// textArg is the text given as arguments, or standard input when there are
+// none or just "-".
+func (r *memoryRun) textArg(args []string) (string, error) {
+	if len(args) == 0 || len(args) == 1 && args[0] == "-" {
+		data, err := io.ReadAll(io.LimitReader(r.env.Stdin, memory.MaxFileSize))
+		if err != nil {
+			return "", fmt.Errorf("read standard input: %w", err)
+		}
+		return string(data), nil
+	}
+	return strings.Join(args, " "), nil
+}
+
+func memoryAdd(r *memoryRun) func() int {
+	kind := r.flags.fs.String("kind", "fact", "preference, correction, lesson or fact (or an alias)")
+	pin := r.flags.fs.Bool("pin", false, "pin the memory")
+	source := r.flags.fs.String("source", "user", "user, tool, auto or import")
+	return func() int {
+		text, err := r.textArg(r.args)
+		if err != nil {
+			return r.fail(err)
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		e, isNew, err := r.store.Add(memory.Entry{Kind: memory.Kind(*kind), Text: text, Pinned: *pin, Source: memory.Source(*source)})
+		if err != nil {
+			return r.fail(err)
+		}
+		if r.flags.json {
+			r.writeJSON(struct {
+				Entry memory.Entry `json:"entry"`
+				New   bool         `json:"new"`
+			}{e, isNew})
+			return exitOK
+		}
+		if !isNew {
+			fmt.Fprintf(r.env.Stderr, "engramctl memory add: already remembered as %s (%s)\n", e.ID, e.Kind)
+		}
+		fmt.Fprintln(r.env.Stdout, e.ID)
+		return exitOK
+	}
+}
+
+func memoryEdit(r *memoryRun) func() int {
+	kind := r.flags.fs.String("kind", "", "new kind")
+	text := r.flags.fs.String("text", "", "new text")
+	return func() int {
+		if len(r.args) == 0 {
+			return r.usageError("missing ID")
+		}
+		var c memory.Change
+		switch {
+		case len(r.args) > 1 && *text != "":
+			return r.usageError("give the text either as --text or as arguments")
+		case len(r.args) > 1:
+			c.Text = ptr(strings.Join(r.args[1:], " "))
+		case *text != "":
+			c.Text = text
+		}
+		if *kind != "" {
+			c.Kind = ptr(memory.Kind(*kind))
+		}
+		if c.Text == nil && c.Kind == nil {
+			return r.usageError("nothing to change: give a new text or --kind")
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		id, err := r.resolve(r.args[0])
+		if err != nil {
+			return r.fail(err)
+		}
+		e, err := r.store.Update(id, c)
+		if err != nil {
+			return r.fail(err)
+		}
+		r.printOne(e)
+		return exitOK
+	}
+}
+
+// printOne prints a changed entry: its ID, or the entry with --json.
+func (r *memoryRun) printOne(e memory.Entry) {
+	if r.flags.json {
+		r.writeJSON(e)
+		return
+	}
+	fmt.Fprintln(r.env.Stdout, e.ID)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func setPin(on bool) func(s *memory.Store, id string) error {
+	return func(s *memory.Store, id string) error {
+		_, err := s.Update(id, memory.Change{Pinned: &on})
+		return err
+	}
+}
+
+// memoryEach applies op to every ID argument; the exit code is that of the
+// worst failure (not found 3, other errors 1).
+func memoryEach(r *memoryRun, op func(s *memory.Store, id string) error) func() int {
+	return func() int {
+		if len(r.args) == 0 {
+			return r.usageError("missing ID")
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		code := exitOK
+		var done []memory.Entry
+		for _, arg := range r.args {
+			id, err := r.resolve(arg)
+			if err == nil {
+				err = op(r.store, id)
+			}
+			if err != nil {
+				if c := r.fail(err); c == exitError || code == exitOK {
+					code = c
+				}
+				continue
+			}
+			e, _ := r.store.Get(id)
+			done = append(done, e)
+		}
+		if r.flags.json {
+			r.printEntries(done)
+		} else {
+			for _, e := range done {
+				fmt.Fprintln(r.env.Stdout, e.ID)
+			}
+		}
+		return code
+	}
+}
+
+func memorySearch(r *memoryRun) func() int {
+	k := r.flags.fs.Int("k", 5, "hits at most")
+	return func() int {
+		query := strings.TrimSpace(strings.Join(r.args, " "))
+		if query == "" {
+			return r.usageError("missing query")
+		}
+		if *k <= 0 {
+			return r.usageError("--k must be positive")
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		hits := r.store.Recall(query, nil, memory.RecallOptions{K: *k})
+		if r.flags.json {
+			type hit struct {
+				memory.Entry
+				Score float64  `json:"score"`
+				Terms []string `json:"terms,omitempty"`
+			}
+			out := make([]hit, len(hits))
+			for i, h := range hits {
+				out[i] = hit{h.Entry, h.Score, h.Terms}
+			}
+			r.writeJSON(out)
+			return exitOK
+		}
+		for _, h := range hits {
+			fmt.Fprintf(r.env.Stdout, "%s\t%.3f\t%s\t%s\n", h.Entry.ID, h.Score, h.Entry.Kind, escapeText(h.Entry.Text))
+		}
+		return exitOK
+	}
+}
+
+// importSummary is the outcome of an import, printed with --json.
+type importSummary struct {
+	Added      int           `json:"added"`
+	Duplicates int           `json:"duplicates"`
+	Skipped    int           `json:"skipped"` // history and deleted entries in the input
+	Invalid    []importError `json:"invalid"`
+}
+
+type importError struct {
+	Entry int    `json:"entry"` // 1-based, in input order
+	Text  string `json:"text"`
+	Error string `json:"error"`
+}
+
+func memoryImport(r *memoryRun) func() int {
+	return func() int {
+		if len(r.args) > 1 {
+			return r.usageError("import one file at a time")
+		}
+		var data []byte
+		var err error
+		fallback := time.Now()
+		if len(r.args) == 0 || r.args[0] == "-" {
+			data, err = io.ReadAll(io.LimitReader(r.env.Stdin, memory.MaxFileSize+1))
+		} else {
+			data, err = os.ReadFile(r.args[0])
+			if fi, serr := os.Stat(r.args[0]); serr == nil {
+				fallback = fi.ModTime()
+			}
+		}
+		if err != nil {
+			return r.fail(fmt.Errorf("read input: %w", err))
+		}
+		if len(data) > memory.MaxFileSize {
+			return r.fail(fmt.Errorf("read input: %w", memory.ErrTooLarge))
+		}
+		entries, err := memory.ParseImport(data, fallback)
+		if err != nil {
+			return r.fail(fmt.Errorf("parse input: %w", err))
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		var sum importSummary
+		var batch []memory.Entry
+		var index []int
+		for i, e := range entries {
+			if !e.Live() {
+				sum.Skipped++
+				continue
+			}
+			if _, taken := r.store.Get(e.ID); taken {
+				e.ID = "" // same ID, different memory: give it a new one
+			}
+			e.Source = memory.SourceImport
+			batch = append(batch, e)
+			index = append(index, i+1)
+		}
+		res, err := r.store.AddAll(batch)
+		if err != nil {
+			return r.fail(err)
+		}
+		for i, a := range res {
+			switch {
+			case a.Err != nil:
+				sum.Invalid = append(sum.Invalid, importError{Entry: index[i], Text: clip(batch[i].Text, 60), Error: a.Err.Error()})
+			case a.New:
+				sum.Added++
+			default:
+				sum.Duplicates++
+			}
+		}
+		if r.flags.json {
+			if sum.Invalid == nil {
+				sum.Invalid = []importError{}
+			}
+			r.writeJSON(sum)
+		} else {
+			for _, ie := range sum.Invalid {
+				fmt.Fprintf(r.env.Stderr, "engramctl memory import: entry %d (%q): %s\n", ie.Entry, ie.Text, ie.Error)
+			}
+			fmt.Fprintf(r.env.Stdout, "imported %d, duplicates %d, skipped %d, invalid %d\n", sum.Added, sum.Duplicates, sum.Skipped, len(sum.Invalid))
+		}
+		if len(sum.Invalid) > 0 {
+			return exitError
+		}
+		return exitOK
+	}
+}
+
+// clip shortens s to at most n runes for messages.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func memoryExport(r *memoryRun) func() int {
+	all := r.flags.fs.Bool("all", false, "include history and deleted memories")
+	jsonl := r.flags.fs.Bool("jsonl", false, "write JSON Lines, one memory per line")
+	return func() int {
+		if len(r.args) > 1 {
+			return r.usageError("export to one file at a time")
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		es := r.store.List()
+		if *all {
+			es = r.store.All()
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if *jsonl {
+			for _, e := range es {
+				enc.Encode(e)
+			}
+		} else {
+			if es == nil {
+				es = []memory.Entry{}
+			}
+			enc.SetIndent("", "  ")
+			enc.Encode(struct {
+				Version int            `json:"version"`
+				Entries []memory.Entry `json:"entries"`
+			}{1, es})
+		}
+		if len(r.args) == 0 || r.args[0] == "-" {
+			io.WriteString(r.env.Stdout, b.String())
+			return exitOK
+		}
+		if err := os.WriteFile(r.args[0], []byte(b.String()), 0o600); err != nil {
+			return r.fail(fmt.Errorf("write %s: %w", r.args[0], err))
+		}
+		return exitOK
+	}
+}
