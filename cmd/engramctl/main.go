@@ -65,7 +65,9 @@ func init() {
 	// benchrecall.go was written before this registry; its owner may move
 	// this registration into that file.
 	register("bench-recall", "rank memories for the recall eval (shared/eval)",
-		func(_ context.Context, args []string, env *cliEnv) int { return benchRecall(args, env.Stdout, env.Stderr) })
+		func(_ context.Context, args []string, env *cliEnv) int {
+			return benchRecall(args, env.Stdout, env.Stderr)
+		})
 }
 
 func main() {
