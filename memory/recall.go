@@ -49,6 +49,7 @@ type rankParams struct {
 	// chunks are added to the query, the best one weighing prfWeight.
 	prfDocs, prfTerms int
 	prfWeight         float32
+	prfMinorDF        int // an expansion term in more chunks than this is minor
 	// Context: each of the ctxTop best entries lends ctxWeight of its score
 	// to the entries saved just before and after it (same creation second).
 	ctxWeight float32
@@ -56,10 +57,18 @@ type rankParams struct {
 	// Boosts, as fractions added to a score of 1.
 	pinBoost, useBoost, recencyBoost float32
 	halfLife                         time.Duration
-	kindBoost                        map[Kind]float32
+	kindBoost                        [5]float32 // by Kind.Strength
 	// Cut-off: a hit must reach minRel of the query's weight and relTop of
 	// the best hit's score.
 	minRel, relTop float32
+	// Minor terms only score chunks that other terms found: of the terms in
+	// more than minorMin chunks (so small indexes are searched exhaustively),
+	// CJK unigrams (with minorUni), terms of the history (and of feedback)
+	// in more than commonDF of the chunks, and any term in more than
+	// commonAll of them.
+	minorMin            int
+	minorUni            bool
+	commonDF, commonAll float32
 }
 
 var defaultParams = rankParams{
@@ -73,15 +82,20 @@ var defaultParams = rankParams{
 	prfDocs:      5,
 	prfTerms:     10,
 	prfWeight:    0.3,
+	prfMinorDF:   50,
 	ctxWeight:    0.3,
 	ctxTop:       50,
 	pinBoost:     0.2,
 	useBoost:     0.1,
 	recencyBoost: 0,
 	halfLife:     30 * 24 * time.Hour,
-	kindBoost:    map[Kind]float32{KindCorrection: 0.05, KindPreference: 0.05},
+	kindBoost:    [5]float32{4: 0.05, 3: 0.05}, // preference, correction
 	minRel:       0.15,
 	relTop:       0.3,
+	minorMin:     500,
+	minorUni:     true,
+	commonDF:     0.05,
+	commonAll:    0.2,
 }
 
 // qterm is one distinct term of a search with its weight.
@@ -89,6 +103,11 @@ type qterm struct {
 	id  int32
 	w   float32
 	idf float32
+	// minor: only ever a CJK unigram, or only in the history and common;
+	// such a term adds to the chunks other terms found but brings in none.
+	minor   bool
+	inQuery bool
+	uni     bool
 }
 
 // qtok is one token of the query or history, kept to explain hits.
@@ -152,8 +171,16 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	}
 	ka := p.k1 * (1 - p.b)
 	kb := p.k1 * p.b / avgdl
+	// Rarest (most telling) terms first, so that the common ones only need
+	// to score the chunks already found.
+	slices.SortFunc(sc.qterms, func(a, b qterm) int {
+		if c := cmp.Compare(b.w*b.idf, a.w*a.idf); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
 	for _, q := range sc.qterms {
-		ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb)
+		ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb, q.minor)
 	}
 	ix.aggregate(sc)
 	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.slotsHit) > 0 {
@@ -164,23 +191,28 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 		ix.context(sc)
 	}
 
-	// Boosts, then the best k.
+	// Boosts, then the best k (a few more, to drop duplicate texts).
 	ref := opts.Now
 	if ref.IsZero() {
 		ref = ix.newest
 	}
 	sc.cands = sc.cands[:0]
-	top := float32(0)
 	for _, s := range sc.slotsHit {
-		score := sc.best[s] * ix.boost(&ix.slots[s].e, ref)
-		sc.cands = append(sc.cands, cand{score, s})
-		top = max(top, score)
+		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
+	rescore := func(c cand) float32 { return c.score * ix.boost(&ix.slots[c.slot].e, ref) }
+	want := k + k/2 + 4
+	ranked := ix.selectTop(sc.cands, want, rescore, ix.maxBoost())
 	cut := float32(0)
-	if !opts.NoCutoff {
-		cut = max(p.minRel*norm, p.relTop*top)
+	if !opts.NoCutoff && len(ranked) > 0 {
+		cut = max(p.minRel*norm, p.relTop*ranked[0].score)
 	}
-	hits := ix.topK(sc, k, cut)
+	hits := ix.distinct(sc, ranked, k, cut)
+	if len(hits) < k && len(ranked) == want && ranked[want-1].score >= cut && len(sc.cands) > want {
+		// Too many duplicates among the best: rank everything.
+		ranked = ix.selectTop(sc.cands, len(sc.cands), rescore, ix.maxBoost())
+		hits = ix.distinct(sc, ranked, k, cut)
+	}
 	for i := range hits {
 		ix.explain(sc, &hits[i], sc.bestDoc[ix.byID[hits[i].Entry.ID]], query, history)
 	}
@@ -242,12 +274,13 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 			}
 			sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
 			for i := range sc.qterms {
-				if sc.qterms[i].id == id {
-					sc.qterms[i].w += w
+				if q := &sc.qterms[i]; q.id == id {
+					q.w += w
+					q.inQuery = q.inQuery || src == 0
 					return
 				}
 			}
-			sc.qterms = append(sc.qterms, qterm{id: id, w: w})
+			sc.qterms = append(sc.qterms, qterm{id: id, w: w, inQuery: src == 0, uni: class == tokUni})
 		})
 	}
 	add(0, query, 1)
@@ -264,15 +297,42 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 		df := float32(ix.terms[q.id].df)
 		q.idf = float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
 		norm += q.w * q.idf
+		common := df > p.commonDF*n
+		q.minor = df > float32(p.minorMin) &&
+			(q.uni && p.minorUni || common && !q.inQuery || df > p.commonAll*n)
 	}
 	return norm
 }
 
 // accumulate adds one term's BM25 contribution, weight × tf·(k1+1) /
 // (tf + k1·(1-b+b·len/avgdl)), to every live chunk holding it.
-func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32) {
+//
+// A minor term (see qterm) found after others only adds to the chunks those
+// found: on its own it says too little to bring in a chunk, and skipping
+// the rest keeps a search fast whatever the query. It then looks itself up
+// in those chunks when that is cheaper than walking its postings.
+func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32, minor bool) {
 	t := &ix.terms[id]
 	acc, docLen := sc.acc, ix.docLen
+	if minor && len(sc.touched) > 0 {
+		if len(sc.touched)*8 < len(t.docs) {
+			for _, d := range sc.touched {
+				m := &ix.docMeta[d]
+				if i, ok := slices.BinarySearch(m.terms, id); ok {
+					tf := float32(m.tfs[i])
+					acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
+				}
+			}
+			return
+		}
+		for i, d := range t.docs {
+			if acc[d] != 0 && docLen[d] >= 0 {
+				tf := float32(t.tfs[i])
+				acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
+			}
+		}
+		return
+	}
 	for i, d := range t.docs {
 		l := docLen[d]
 		if l < 0 {
@@ -315,7 +375,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for _, s := range sc.slotsHit {
 		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
-	top := ix.selectTop(sc.cands, p.prfDocs)
+	top := ix.selectTop(sc.cands, p.prfDocs, nil, 1)
 	n := float32(ix.live)
 	total := float32(0)
 	for _, c := range top {
@@ -325,50 +385,54 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for _, c := range top {
 		d := sc.bestDoc[c.slot]
 		m := &ix.docMeta[d]
-		dl := float32(max(ix.docLen[d], 1))
+		share := c.score / total / float32(max(ix.docLen[d], 1))
 		for i, t := range m.terms {
-			df := float32(ix.terms[t].df)
-			if df < 2 {
-				continue
+			if ix.terms[t].df < 2 {
+				continue // says nothing about any other chunk
 			}
-			idf := float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
 			if sc.termAcc[t] == 0 {
 				sc.termsHit = append(sc.termsHit, t)
 			}
-			sc.termAcc[t] += c.score / total * float32(m.tfs[i]) / dl * idf
+			sc.termAcc[t] += share * float32(m.tfs[i])
 		}
 	}
 	for _, q := range sc.qterms {
 		sc.termAcc[q.id] = 0
 	}
-	exp := sc.termsHit[:0]
-	for _, t := range sc.termsHit {
-		if sc.termAcc[t] > 0 {
-			exp = append(exp, t)
-		}
+	// Weigh by idf, then take the best prfTerms by repeated selection (few
+	// terms, few candidates).
+	type expTerm struct {
+		id       int32
+		w, idf   float32
+		df       float32
+		selected bool
 	}
-	slices.SortFunc(exp, func(a, b int32) int {
-		if sc.termAcc[a] != sc.termAcc[b] {
-			if sc.termAcc[a] > sc.termAcc[b] {
-				return -1
-			}
-			return 1
-		}
-		return int(a - b)
-	})
-	if len(exp) > 0 {
-		topW := sc.termAcc[exp[0]]
-		for _, t := range exp[:min(len(exp), p.prfTerms)] {
+	exp := make([]expTerm, 0, len(sc.termsHit))
+	for _, t := range sc.termsHit {
+		if v := sc.termAcc[t]; v > 0 {
 			df := float32(ix.terms[t].df)
 			idf := float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
-			w := p.prfWeight * sc.termAcc[t] / topW
-			ix.accumulate(sc, t, w*idf*(p.k1+1), ka, kb)
+			exp = append(exp, expTerm{id: t, w: v * idf, idf: idf, df: df})
 		}
-	}
-	for _, t := range sc.termsHit {
 		sc.termAcc[t] = 0
 	}
 	sc.termsHit = sc.termsHit[:0]
+	topW := float32(0)
+	for range min(p.prfTerms, len(exp)) {
+		b := -1
+		for i := range exp {
+			if !exp[i].selected && (b < 0 || exp[i].w > exp[b].w || exp[i].w == exp[b].w && exp[i].id < exp[b].id) {
+				b = i
+			}
+		}
+		e := &exp[b]
+		e.selected = true
+		if topW == 0 {
+			topW = e.w
+		}
+		w := p.prfWeight * e.w / topW
+		ix.accumulate(sc, e.id, w*e.idf*(p.k1+1), ka, kb, e.df > float32(p.prfMinorDF) || e.df > float32(p.minorMin) && e.df > p.commonDF*n)
+	}
 }
 
 // context lets the best entries lend part of their score to their
@@ -382,7 +446,7 @@ func (ix *Index) context(sc *searchScratch) {
 	for _, s := range sc.slotsHit {
 		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
-	top := ix.selectTop(sc.cands, p.ctxTop)
+	top := ix.selectTop(sc.cands, p.ctxTop, nil, 1)
 	sc.ctxHit = sc.ctxHit[:0]
 	for _, c := range top {
 		e := &ix.slots[c.slot]
@@ -430,8 +494,14 @@ func (ix *Index) boost(e *Entry, ref time.Time) float32 {
 	if p.recencyBoost > 0 {
 		f += p.recencyBoost * decay(ref.Sub(entryTime(*e)), p.halfLife)
 	}
-	f += p.kindBoost[e.Kind]
+	f += p.kindBoost[e.Kind.Strength()]
 	return f
+}
+
+// maxBoost is the largest factor boost can give.
+func (ix *Index) maxBoost() float32 {
+	p := &ix.params
+	return 1 + p.pinBoost + p.useBoost + p.recencyBoost + slices.Max(p.kindBoost[:])
 }
 
 // decay is 1 for an age of zero (or less), halving every halfLife.
@@ -464,9 +534,19 @@ func (ix *Index) sortCands(c []cand) {
 
 // selectTop returns the best k of cands, best first, selected with a
 // bounded heap (cands is left as it was).
-func (ix *Index) selectTop(cands []cand, k int) []cand {
+//
+// With rescore, a candidate's score is replaced by rescore(c), which must be
+// at most c.score × bound; it is computed only for the candidates that may
+// still enter the best k.
+func (ix *Index) selectTop(cands []cand, k int, rescore func(cand) float32, bound float32) []cand {
 	h := make([]cand, 0, min(k, len(cands))) // min-heap: the worst kept candidate at h[0]
 	for _, c := range cands {
+		if rescore != nil {
+			if len(h) == k && c.score*bound < h[0].score {
+				continue
+			}
+			c.score = rescore(c)
+		}
 		if len(h) < k {
 			h = append(h, c)
 			for i := len(h) - 1; i > 0; {
@@ -502,32 +582,13 @@ func (ix *Index) selectTop(cands []cand, k int) []cand {
 	return h
 }
 
-// topK returns the hits of the best k candidates scoring at least cut.
-func (ix *Index) topK(sc *searchScratch, k int, cut float32) []Hit {
-	kept := sc.cands[:0]
-	for _, c := range sc.cands {
-		if c.score >= cut && c.score > 0 {
-			kept = append(kept, c)
-		}
-	}
-	// Select a few more than k so that duplicates can be dropped; select
-	// again from everything in the rare case that too many were.
-	want := k + k/2 + 4
-	h := ix.selectTop(kept, want)
-	hits := ix.distinct(sc, h, k)
-	if len(hits) < k && len(h) == want && len(kept) > want {
-		hits = ix.distinct(sc, ix.selectTop(kept, len(kept)), k)
-	}
-	return hits
-}
-
-// distinct turns the ranked candidates into at most k hits, leaving out an
-// entry whose text is the same as that of a better one (the same memory
-// saved twice is shown once).
-func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int) []Hit {
+// distinct turns the ranked candidates that score at least cut into at most
+// k hits, leaving out an entry whose text is the same as that of a better one
+// (the same memory saved twice is shown once).
+func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) []Hit {
 	hits := make([]Hit, 0, min(k, len(ranked)))
 	for _, c := range ranked {
-		if len(hits) == k {
+		if len(hits) == k || c.score < cut || c.score <= 0 {
 			break
 		}
 		e := &ix.slots[c.slot]
