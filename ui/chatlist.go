@@ -17,11 +17,11 @@ type chatList struct {
 	u    *UI
 	list *widget.List
 	root fyne.CanvasObject
-	sel  string
+	sel  int // the selected row, -1 for none
 }
 
 func newChatList(u *UI) *chatList {
-	l := &chatList{u: u}
+	l := &chatList{u: u, sel: -1}
 	l.list = widget.NewList(
 		func() int { return len(u.chats) },
 		func() fyne.CanvasObject {
@@ -46,6 +46,7 @@ func newChatList(u *UI) *chatList {
 			more.OnTapped = func() { l.menu(c, more) }
 		})
 	l.list.OnSelected = func(i widget.ListItemID) {
+		l.sel = i
 		if i < len(u.chats) && u.chats[i].ID != u.current {
 			u.selectChat(u.chats[i].ID)
 		}
@@ -101,17 +102,19 @@ func (l *chatList) refresh() {
 	l.selectID(l.u.current)
 }
 
-// selectID highlights chat id.
+// selectID highlights chat id (the rows move as chats are used).
 func (l *chatList) selectID(id string) {
 	for i, c := range l.u.chats {
 		if c.ID == id {
-			if l.sel != id {
-				l.sel = id
+			if l.sel != i {
+				l.sel = i
 				l.list.Select(i)
 			}
 			return
 		}
 	}
+	l.sel = -1
+	l.list.UnselectAll()
 }
 
 // menu shows Rename and Delete for chat c.
@@ -185,8 +188,6 @@ func (u *UI) chatDeleted(id string) {
 		}
 	}
 	u.chats = rest
-	u.list.sel = ""
-	u.list.list.UnselectAll()
 	u.list.refresh()
 	if u.current != id {
 		return

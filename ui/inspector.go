@@ -369,7 +369,7 @@ func queryRows(st memStore, q string) []memRow {
 		}
 		return rows
 	}
-	hits := st.Recall(q, nil, memory.RecallOptions{K: searchLimit, NoCutoff: true})
+	hits := st.Recall(q, nil, memory.RecallOptions{K: searchLimit})
 	rows := make([]memRow, len(hits))
 	for k, h := range hits {
 		rows[k] = memRow{e: h.Entry, score: h.Score, terms: h.Terms}

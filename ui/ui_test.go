@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -489,5 +490,91 @@ func TestPumpMergesDeltasAndKeepsOrder(t *testing.T) {
 	}
 	if calls >= 500 {
 		t.Errorf("%d redraws for 1000 deltas: they were not merged", calls)
+	}
+}
+
+// overlayButton taps the button labelled text in the window's top overlay
+// (a dialog).
+func overlayButton(t *testing.T, h *harness, text string) {
+	t.Helper()
+	top := h.w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatalf("no dialog is open to tap %q", text)
+	}
+	test.Tap(button(t, top, text))
+}
+
+func TestRenameAndDeleteChat(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.NewChat()
+		fb.NewChat()
+	})
+	c := h.u.chats[0]
+	h.u.list.rename(c)
+	entry := objects[*widget.Entry](h.w.Canvas().Overlays().Top())[0]
+	entry.SetText("Deploy fix")
+	overlayButton(t, h, "Rename")
+	h.settle()
+	if got, _ := h.fb.Chat(c.ID); got.Title != "Deploy fix" || chatTitle(h.u.chats[0]) != "Deploy fix" {
+		t.Fatalf("after rename: stored %q, shown %q", got.Title, chatTitle(h.u.chats[0]))
+	}
+	h.u.list.remove(c)
+	overlayButton(t, h, "Yes")
+	h.settle()
+	if _, err := h.fb.Chat(c.ID); err == nil {
+		t.Fatal("the chat was not deleted")
+	}
+	if len(h.u.chats) != 1 || h.u.current != h.u.chats[0].ID || h.u.list.sel != 0 {
+		t.Fatalf("after delete: %d chats, current %q, selected row %d", len(h.u.chats), h.u.current, h.u.list.sel)
+	}
+}
+
+func TestInspectorVirtualisesTenThousand(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		st, err := memory.Open(filepath.Join(fb.dir, "memory.json"), memory.Options{MaxEntries: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb.stores[st.Path()] = st
+		es := make([]memory.Entry, 10000)
+		for n := range es {
+			es[n] = memory.Entry{Kind: memory.KindFact, Source: memory.SourceImport,
+				Text: "memory number " + strconv.Itoa(n) + " about deploy scripts and 部署 " + strconv.Itoa(20000+n*7919%10007)}
+		}
+		if _, err := st.AddAll(es); err != nil {
+			t.Fatal(err)
+		}
+	})
+	i := h.u.insp
+	if len(i.rows) != 10000 {
+		t.Fatalf("%d rows, want 10000", len(i.rows))
+	}
+	if n := len(objects[*rowBox](i.list)); n == 0 || n > 100 {
+		t.Fatalf("%d row widgets for 10000 memories: the list is not virtualised", n)
+	}
+	i.list.ScrollToBottom()
+	test.Type(i.search, "9999")
+	h.settle()
+	if len(i.rows) == 0 || !strings.Contains(i.rows[0].e.Text, "number 9999 ") {
+		t.Fatalf("search for 9999 ranks %d rows, first %+v", len(i.rows), i.rows)
+	}
+}
+
+func BenchmarkInspectorQuery(b *testing.B) {
+	st := memory.NewInMemory(memory.Options{MaxEntries: 20000})
+	es := make([]memory.Entry, 10000)
+	for n := range es {
+		es[n] = memory.Entry{Kind: memory.KindFact, Source: memory.SourceImport,
+			Text: "memory number " + strconv.Itoa(n) + " about deploy scripts and 部署 " + strconv.Itoa(20000+n*7919%10007)}
+	}
+	if _, err := st.AddAll(es); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{"", "deploy 9999", "部署"} {
+		b.Run("q="+q, func(b *testing.B) {
+			for b.Loop() {
+				queryRows(st, q)
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ package main
 
 import (
 	"bytes"
+	"image/color"
+	"image/png"
 	"fmt"
 	"os"
 	"os/exec"
@@ -102,7 +104,8 @@ func (s *session) env() []string {
 	return env
 }
 
-// start runs build/engram and returns when its window is mapped.
+// start runs build/engram and returns, when its window is mapped and
+// drawn, the time since the exec.
 func (s *session) start(bin string) time.Duration {
 	s.t.Helper()
 	s.cmd = exec.Command(bin)
@@ -115,12 +118,12 @@ func (s *session) start(bin string) time.Duration {
 	s.t.Cleanup(s.stop)
 	deadline := begin.Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if s.window() != "" {
+		if w := s.window(); w != "" && s.drawn(w) {
 			return time.Since(begin)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	s.t.Fatalf("no Engram window after 20s; output:\n%s", s.out.String())
+	s.t.Fatalf("no Engram window drawn after 20s; output:\n%s", s.out.String())
 	return 0
 }
 
@@ -137,6 +140,32 @@ func (s *session) window() string {
 		return ""
 	}
 	return f[0]
+}
+
+// drawn reports whether window id shows more than a blank background: a
+// frame with text and icons has many colours.
+func (s *session) drawn(id string) bool {
+	cmd := exec.Command("import", "-window", id, "png:-")
+	cmd.Env = s.env()
+	out, err := cmd.Output()
+	if err != nil {
+		return false
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		return false
+	}
+	colors := map[color.Color]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			colors[img.At(x, y)] = true
+			if len(colors) > 16 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *session) stop() {
@@ -310,6 +339,14 @@ func TestE2E(t *testing.T) {
 		t.Errorf("the chat file lacks the answer")
 	}
 	s.stop()
+
+	// First run with nothing configured: the settings open by themselves.
+	first := newSession(t, display, t.TempDir())
+	first.start(bin)
+	time.Sleep(700 * time.Millisecond)
+	t.Logf("screenshot %s", first.shot(out, "first-run"))
+	first.xdo("key", "Escape")
+	first.stop()
 }
 
 func firstUser(reqs []agenttest.Request) string {
