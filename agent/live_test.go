@@ -532,3 +532,68 @@ func TestLiveCloseLeavesNoGoroutines(t *testing.T) {
 	}()
 	eventually(t, "goroutines back to the count before", func() bool { return runtime.NumGoroutine() <= before })
 }
+
+// liveClock is a settable clock for the agent and its stores.
+type liveClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *liveClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *liveClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestLiveConcurrentEditOfOneEntry(t *testing.T) {
+	clock := &liveClock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	h := newHarness(t, nil, func(o *agent.Options) { o.Now = clock.Now })
+	st := h.store(agent.ScopeGlobal, "")
+	x := mustAddMemory(t, st, "The user's editor is Vim.")
+	other := mustAddMemory(t, st, "The user's shell is fish.")
+	buffer, err := os.ReadFile(st.Path()) // a person opens the file in an editor
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	clock.Advance(time.Minute)
+	neovim := "The user's editor is Neovim."
+	if _, err := st.Update(x.ID, memory.Change{Text: &neovim}); err != nil { // the app edits X
+		t.Fatal(err)
+	}
+	// The person saves their buffer: an edit of X made before the app's,
+	// and an edit of another entry that nobody else touched.
+	renameSave(t)(st.Path(), editData(t, buffer, func(es []map[string]any) []map[string]any {
+		for _, e := range es {
+			switch e["id"] {
+			case x.ID:
+				e["text"] = "The user's editor is Emacs."
+			case other.ID:
+				e["text"] = "The user's shell is zsh."
+			}
+		}
+		return es
+	}))
+	eventually(t, "the person's edit of the other entry", func() bool {
+		e, _ := st.Get(other.ID)
+		return e.Text == "The user's shell is zsh."
+	})
+	if e, _ := st.Get(x.ID); e.Text != neovim || !e.Live() {
+		t.Errorf("X = %+v, want the app's newer %q", e, neovim)
+	}
+	var history []string
+	for _, e := range st.All() {
+		if e.SupersededBy == x.ID {
+			history = append(history, e.Text)
+		}
+	}
+	if !slices.Contains(history, "The user's editor is Emacs.") {
+		t.Errorf("the person's older edit of X is not kept as history: %q", history)
+	}
+}
