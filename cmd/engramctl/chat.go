@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/adrg/xdg"
+
+	"engram/agent"
+)
+
+func init() {
+	register("chat", "one chat turn from the terminal: streams the answer, shows recalled memories",
+		runChat)
+}
+
+// chatPaths resolves Engram's directories: XDG_CONFIG_HOME and XDG_DATA_HOME
+// read through getenv, else the XDG defaults.
+func chatPaths(getenv func(string) string) agent.Paths {
+	configHome, dataHome := getenv("XDG_CONFIG_HOME"), getenv("XDG_DATA_HOME")
+	if configHome == "" {
+		configHome = xdg.ConfigHome
+	}
+	if dataHome == "" {
+		dataHome = xdg.DataHome
+	}
+	return agent.DefaultPaths(configHome, dataHome)
+}
+
+// runChat is `engramctl chat [--chat ID] [--project DIR] [--no-recall]
+// MESSAGE`: one turn, the answer streamed to stdout, and on stderr the
+// recalled memories, tool calls, notices and the memories distilled
+// afterwards (it waits for the distillation). A MESSAGE of "-" is read from
+// stdin.
+func runChat(ctx context.Context, args []string, env *cliEnv) int {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	chatID := fs.String("chat", "", "continue the chat with this `ID` (default: a new chat)")
+	project := fs.String("project", "", "pin the project folder `DIR` to the chat (its AGENTS.md and memories)")
+	noRecall := fs.Bool("no-recall", false, "do not recall memories for this turn")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] MESSAGE")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	text := strings.Join(fs.Args(), " ")
+	if text == "-" {
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "engramctl chat: read stdin: %v\n", err)
+			return exitError
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		fs.Usage()
+		return exitUsage
+	}
+
+	paths := chatPaths(env.Getenv)
+	cfg, err := agent.ResolveConfig(ctx, paths, env.Getenv, nil)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+		return exitError
+	}
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+		return exitError
+	}
+	defer a.Close()
+
+	id := *chatID
+	if id == "" {
+		c, err := a.NewChat()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+			return exitError
+		}
+		id = c.ID
+	}
+	c, err := a.Chat(id)
+	if errors.Is(err, agent.ErrChatNotFound) {
+		fmt.Fprintf(env.Stderr, "engramctl chat: no chat has the ID %q\n", id)
+		return exitNotFound
+	}
+	if *project != "" {
+		if err := a.SetProject(id, *project); err != nil {
+			fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+			return exitError
+		}
+	}
+	if *noRecall && c.AutoRecall {
+		if err := a.SetAutoRecall(id, false); err != nil {
+			fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+			return exitError
+		}
+		defer func() { _ = a.SetAutoRecall(id, true) }() // only for this turn
+	}
+
+	if err := a.Send(ctx, id, text); err != nil {
+		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+		return exitError
+	}
+	code := exitOK
+	p := &chatPrinter{out: env.Stdout, errw: env.Stderr, chatID: id}
+	for e := range a.Events() {
+		if done, ok := e.(agent.TurnDone); ok && done.ChatID == id {
+			code = p.done(done)
+			break
+		}
+		p.print(e)
+	}
+	// Wait for this turn's distillation (Close cancels it on Ctrl-C), then
+	// print what it reported.
+	idle := make(chan struct{})
+	go func() { a.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
+	_ = a.Close() // closes the event channel after queuing what is left
+	for e := range a.Events() {
+		p.print(e)
+	}
+	fmt.Fprintf(env.Stderr, "chat: %s\n", id)
+	return code
+}
+
+// chatPrinter writes a turn's events: the answer to out, the rest to errw.
+type chatPrinter struct {
+	out, errw io.Writer
+	chatID    string
+	answered  bool // some answer text was printed
+}
+
+func (p *chatPrinter) print(e agent.Event) {
+	if e.Chat() != "" && e.Chat() != p.chatID {
+		return
+	}
+	switch e := e.(type) {
+	case agent.RecallDone:
+		switch {
+		case e.Skipped:
+			fmt.Fprintln(p.errw, "recall: off")
+		case len(e.Hits) == 0:
+			fmt.Fprintln(p.errw, "recall: nothing relevant")
+		default:
+			fmt.Fprintf(p.errw, "recalled %d memories:\n", len(e.Hits))
+			for _, h := range e.Hits {
+				fmt.Fprintf(p.errw, "  [%s %s] %s (%s, score %.2f)\n", h.Scope, h.Entry.Kind, oneLine(h.Entry.Text),
+					h.Entry.ID, h.Score)
+			}
+		}
+	case agent.Delta:
+		p.answered = true
+		fmt.Fprint(p.out, e.Text)
+	case agent.ToolCall:
+		fmt.Fprintf(p.errw, "\ntool %s %s\n", e.Name, e.Args)
+	case agent.ToolResult:
+		if e.Err != nil {
+			fmt.Fprintf(p.errw, "  failed: %v\n", e.Err)
+		} else {
+			fmt.Fprintf(p.errw, "  → %s\n", oneLine(e.Result))
+		}
+	case agent.Notice:
+		fmt.Fprintf(p.errw, "note: %s\n", e.Text)
+	case agent.MemoriesSaved:
+		if e.Err != nil {
+			fmt.Fprintf(p.errw, "distill: %v\n", e.Err)
+			return
+		}
+		fmt.Fprintf(p.errw, "saved %d memories (%s):\n", len(e.Entries), e.Scope)
+		for _, m := range e.Entries {
+			fmt.Fprintf(p.errw, "  [%s] %s (%s)\n", m.Kind, oneLine(m.Text), m.ID)
+		}
+	case agent.MemoryChanged:
+		if e.Err != nil {
+			fmt.Fprintf(p.errw, "memory: %v\n", e.Err)
+		}
+	case agent.InstructionsChanged:
+		switch {
+		case e.Err != nil:
+			fmt.Fprintf(p.errw, "instructions: %v\n", e.Err)
+		case e.Truncated:
+			fmt.Fprintf(p.errw, "instructions: %s is over 64 KiB; only its start is used\n", e.Path)
+		}
+	}
+}
+
+// done reports the end of the turn and returns the exit code.
+func (p *chatPrinter) done(e agent.TurnDone) int {
+	if p.answered {
+		fmt.Fprintln(p.out)
+	}
+	var ae *agent.Error
+	switch {
+	case e.Err == nil:
+		return exitOK
+	case errors.Is(e.Err, context.Canceled):
+		fmt.Fprintln(p.errw, "stopped")
+	case errors.As(e.Err, &ae):
+		fmt.Fprintf(p.errw, "engramctl chat: %s\n", ae.Message)
+	default:
+		fmt.Fprintf(p.errw, "engramctl chat: %v\n", e.Err)
+	}
+	return exitError
+}
+
+// oneLine collapses white space so a memory prints on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

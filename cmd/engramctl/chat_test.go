@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"engram/agent"
+	"engram/agent/agenttest"
+	"engram/memory"
+)
+
+// chatEnv is a fake endpoint and a temporary home for engramctl chat.
+type chatEnv struct {
+	srv  *agenttest.Server
+	vars map[string]string
+	home string
+}
+
+func newChatEnv(t *testing.T) *chatEnv {
+	t.Helper()
+	srv := agenttest.NewServer()
+	t.Cleanup(srv.Close)
+	home := t.TempDir()
+	return &chatEnv{srv: srv, home: home, vars: map[string]string{
+		"OPENAI_BASE_URL": srv.BaseURL(),
+		"OPENAI_API_KEY":  "sk-cli-test",
+		"ENGRAM_MODEL":    "cli-model",
+		"XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"XDG_DATA_HOME":   filepath.Join(home, "data"),
+	}}
+}
+
+// run runs engramctl with args and returns the exit code, stdout, stderr.
+func (e *chatEnv) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	code := runIO(context.Background(), args, strings.NewReader("from stdin"), &out, &errw,
+		func(k string) string { return e.vars[k] })
+	return code, out.String(), errw.String()
+}
+
+func (e *chatEnv) globalStore(t *testing.T) *memory.Store {
+	t.Helper()
+	st, err := memory.Open(filepath.Join(e.vars["XDG_CONFIG_HOME"], "engram", "memory.json"), memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+var chatIDLine = regexp.MustCompile(`(?m)^chat: (\S+)$`)
+
+func TestChatStreamsAnswerRecallsAndWaitsForDistillation(t *testing.T) {
+	e := newChatEnv(t)
+	st := e.globalStore(t)
+	for _, text := range []string{"The user's sister is called Ada.", "The user prefers short answers.",
+		"The user's laptop runs Debian."} {
+		if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: text, Source: memory.SourceUser}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.srv.Push(
+		agenttest.Reply{Text: "Your sister is Ada, and I will remember that you visit her in Porto."},
+		agenttest.Reply{Text: `[{"kind":"fact","text":"The user visits their sister Ada in Porto."}]`},
+	)
+	code, out, errOut := e.run(t, "chat", "What is my sister called? I visit her in Porto every summer.")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if out != "Your sister is Ada, and I will remember that you visit her in Porto.\n" {
+		t.Errorf("stdout = %q", out)
+	}
+	if !strings.Contains(errOut, "recalled 1 memories") || !strings.Contains(errOut, "sister is called Ada") {
+		t.Errorf("stderr lacks the recalled memory:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "saved 1 memories") {
+		t.Errorf("stderr lacks the distilled memory:\n%s", errOut)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want the turn and its distillation", len(reqs))
+	}
+	if reqs[0].Model != "cli-model" || reqs[0].Auth != "Bearer sk-cli-test" || !strings.Contains(reqs[0].System(), "Ada") {
+		t.Fatalf("first request: model %q auth %q system:\n%s", reqs[0].Model, reqs[0].Auth, reqs[0].System())
+	}
+	if err := st.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, m := range st.List() {
+		found = found || (m.Text == "The user visits their sister Ada in Porto." && m.Source == memory.SourceAuto)
+	}
+	if !found {
+		t.Errorf("the distilled memory is not in memory.json: %+v", st.List())
+	}
+
+	// --chat continues the chat; --no-recall keeps memories out.
+	m := chatIDLine.FindStringSubmatch(errOut)
+	if m == nil {
+		t.Fatalf("no chat ID on stderr:\n%s", errOut)
+	}
+	e.srv.Push(agenttest.Reply{Text: "Sure."})
+	code, _, errOut = e.run(t, "chat", "--chat", m[1], "--no-recall", "ok")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	last := e.srv.Requests()[2]
+	if strings.Contains(last.System(), "Ada") || !strings.Contains(errOut, "recall: off") {
+		t.Errorf("--no-recall: memory in the prompt or not said:\n%s", errOut)
+	}
+	if len(last.Messages) != 4 || !strings.Contains(last.Messages[1].Content, "sister") {
+		t.Errorf("--chat did not continue the chat: %+v", last.Messages)
+	}
+	// --no-recall is for that turn only.
+	a, err := agent.New(agent.Options{Paths: chatPaths(func(k string) string { return e.vars[k] })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if c, err := a.Chat(m[1]); err != nil || !c.AutoRecall || len(c.Messages) != 4 {
+		t.Errorf("chat after --no-recall: %+v, %v", c.ChatInfo, err)
+	}
+}
+
+func TestChatProjectAndStdin(t *testing.T) {
+	e := newChatEnv(t)
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("PROJECT RULES: use tabs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Push(agenttest.Reply{Text: "Tabs."})
+	code, out, errOut := e.run(t, "chat", "--project", proj, "-")
+	if code != exitOK || out != "Tabs.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	r := e.srv.Requests()[0]
+	if !strings.Contains(r.System(), "PROJECT RULES: use tabs.") || r.LastUser() != "from stdin" {
+		t.Errorf("request: last user %q, system:\n%s", r.LastUser(), r.System())
+	}
+}
+
+func TestChatErrors(t *testing.T) {
+	e := newChatEnv(t)
+	if code, _, errOut := e.run(t, "chat"); code != exitUsage || !strings.Contains(errOut, "usage") {
+		t.Errorf("no message: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := e.run(t, "chat", "--chat", "20260101-000000-deadbeef", "hi"); code != exitNotFound {
+		t.Errorf("unknown chat: exit %d, %s", code, errOut)
+	}
+	e.srv.Push(agenttest.Reply{Status: 401, Message: "Incorrect API key provided"})
+	code, _, errOut := e.run(t, "chat", "hello there")
+	if code != exitError || !strings.Contains(errOut, "rejected the API key") || strings.Contains(errOut, "sk-cli-test") {
+		t.Errorf("401: exit %d, stderr:\n%s", code, errOut)
+	}
+}
