@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -596,4 +597,76 @@ func TestLiveConcurrentEditOfOneEntry(t *testing.T) {
 	if !slices.Contains(history, "The user's editor is Emacs.") {
 		t.Errorf("the person's older edit of X is not kept as history: %q", history)
 	}
+}
+
+// buildEngramctl builds the CLI into a temporary directory.
+func buildEngramctl(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build engramctl with")
+	}
+	bin := filepath.Join(t.TempDir(), "engramctl")
+	cmd := exec.Command(goBin, "build", "-o", bin, "engram/cmd/engramctl")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build engramctl: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestLiveAppAndEngramctlLoseNothing(t *testing.T) {
+	bin := buildEngramctl(t)
+	h := newHarness(t, nil, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	ctl := func(text string) error {
+		cmd := exec.Command(bin, "memory", "add", "--store", st.Path(), "--", text)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("engramctl memory add: %v: %s", err, out)
+		}
+		return nil
+	}
+	const n = 15
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range n {
+			if err := ctl(fmt.Sprintf("Fact %d from the engramctl process, token %s.", i, memory.NewID())); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := range n {
+			text := fmt.Sprintf("Fact %d from the app, token %s.", i, memory.NewID())
+			if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: text, Source: memory.SourceUser}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	wg.Wait()
+	// The last write is engramctl's alone: only the watcher brings it in.
+	last := "The user ran engramctl while the app was open."
+	if err := ctl(last); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "engramctl's last entry in the app", func() bool { return has(st, last) })
+	if got := st.Len(); got != 2*n+1 {
+		t.Errorf("the app's store has %d entries, want %d", got, 2*n+1)
+	}
+	data, err := os.ReadFile(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _, err := memory.ParseFile(data, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := slices.DeleteFunc(entries, func(e memory.Entry) bool { return !e.Live() }); len(live) != 2*n+1 {
+		t.Errorf("the file has %d live entries, want %d", len(live), 2*n+1)
+	}
+	h.collect("MemoryChanged of engramctl's write", external(agent.ScopeGlobal))
 }
