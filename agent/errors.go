@@ -151,7 +151,7 @@ func isContextTooLong(status int, lower string) bool {
 // isToolsUnsupported recognises "this model does not support tools" as
 // Ollama, vLLM and others word it.
 func isToolsUnsupported(status int, lower string) bool {
-	if status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusUnprocessableEntity &&
+	if status != 0 && status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusUnprocessableEntity &&
 		status != http.StatusNotImplemented && status != http.StatusInternalServerError {
 		return false
 	}
