@@ -460,16 +460,30 @@ func TestDistillationStoresMemories(t *testing.T) {
 	}
 }
 
-func TestDistillationBadAnswerReported(t *testing.T) {
+func TestDistillationBadAnswers(t *testing.T) {
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
-	h.srv.Push(agenttest.Reply{Text: "Sure, I can explain how goroutines are scheduled in detail."},
-		agenttest.Reply{Text: "I could not find anything."})
 	id := h.newChat()
+
+	// Prose only: nothing to keep, nothing to report.
+	h.srv.Push(agenttest.Reply{Text: "Sure, I can explain how goroutines are scheduled in detail."},
+		agenttest.Reply{Text: "Nothing here is worth remembering."})
 	h.turn(id, "explain how goroutines are scheduled by the runtime")
+	h.a.Wait()
+	if saved := of[agent.MemoriesSaved](h.drain()); len(saved) != 0 {
+		t.Errorf("prose answer: MemoriesSaved = %+v", saved)
+	}
+
+	// Broken JSON: reported.
+	h.srv.Push(agenttest.Reply{Text: "Channels are typed conduits between goroutines, safe to share."},
+		agenttest.Reply{Text: `[{"kind":"fact","text":"The user is`})
+	h.turn(id, "and how do channels work between goroutines?")
 	h.a.Wait()
 	saved := h.next(func(e agent.Event) bool { _, ok := e.(agent.MemoriesSaved); return ok }).(agent.MemoriesSaved)
 	if saved.Err == nil || len(saved.Entries) != 0 {
 		t.Errorf("MemoriesSaved = %+v, want an error", saved)
+	}
+	if n := len(h.store(agent.ScopeGlobal, "").List()); n != 0 {
+		t.Errorf("%d memories stored", n)
 	}
 }
 

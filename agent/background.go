@@ -32,6 +32,9 @@ func (a *Agent) distill(cfg Config, chatID, projectDir, excerpt string) {
 		return
 	}
 	cands, err := parseDistilled(reply.Text)
+	if err != nil && !strings.ContainsAny(reply.Text, "[{") {
+		return // prose only: the model found nothing worth keeping
+	}
 	if err != nil {
 		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal, Err: fmt.Errorf("distill: %w", err)})
 		return

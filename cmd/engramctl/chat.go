@@ -152,7 +152,7 @@ func (p *chatPrinter) print(e agent.Event) {
 		case len(e.Hits) == 0:
 			fmt.Fprintln(p.errw, "recall: nothing relevant")
 		default:
-			fmt.Fprintf(p.errw, "recalled %d memories:\n", len(e.Hits))
+			fmt.Fprintf(p.errw, "recalled %s:\n", memories(len(e.Hits)))
 			for _, h := range e.Hits {
 				fmt.Fprintf(p.errw, "  [%s %s] %s (%s, score %.2f)\n", h.Scope, h.Entry.Kind, oneLine(h.Entry.Text),
 					h.Entry.ID, h.Score)
@@ -176,7 +176,7 @@ func (p *chatPrinter) print(e agent.Event) {
 			fmt.Fprintf(p.errw, "distill: %v\n", e.Err)
 			return
 		}
-		fmt.Fprintf(p.errw, "saved %d memories (%s):\n", len(e.Entries), e.Scope)
+		fmt.Fprintf(p.errw, "saved %s (%s):\n", memories(len(e.Entries)), e.Scope)
 		for _, m := range e.Entries {
 			fmt.Fprintf(p.errw, "  [%s] %s (%s)\n", m.Kind, oneLine(m.Text), m.ID)
 		}
@@ -211,6 +211,14 @@ func (p *chatPrinter) done(e agent.TurnDone) int {
 		fmt.Fprintf(p.errw, "engramctl chat: %v\n", e.Err)
 	}
 	return exitError
+}
+
+// memories says "1 memory" or "N memories".
+func memories(n int) string {
+	if n == 1 {
+		return "1 memory"
+	}
+	return fmt.Sprintf("%d memories", n)
 }
 
 // oneLine collapses white space so a memory prints on one line.

@@ -76,10 +76,10 @@ func TestChatStreamsAnswerRecallsAndWaitsForDistillation(t *testing.T) {
 	if out != "Your sister is Ada, and I will remember that you visit her in Porto.\n" {
 		t.Errorf("stdout = %q", out)
 	}
-	if !strings.Contains(errOut, "recalled 1 memories") || !strings.Contains(errOut, "sister is called Ada") {
+	if !strings.Contains(errOut, "recalled 1 memory") || !strings.Contains(errOut, "sister is called Ada") {
 		t.Errorf("stderr lacks the recalled memory:\n%s", errOut)
 	}
-	if !strings.Contains(errOut, "saved 1 memories") {
+	if !strings.Contains(errOut, "saved 1 memory") {
 		t.Errorf("stderr lacks the distilled memory:\n%s", errOut)
 	}
 	reqs := e.srv.Requests()
