@@ -109,8 +109,12 @@ func New(opts Options) (*Agent, error) {
 	a.ctx, a.stop = context.WithCancel(context.Background())
 	st, err := memory.Open(opts.Paths.GlobalMemory(), opts.Memory)
 	if err != nil {
+		a.stop()
 		a.events.close()
 		return nil, fmt.Errorf("new agent: %w", err)
+	}
+	for _, err := range chats.errs {
+		a.events.emit(Notice{Text: fmt.Sprintf("A saved chat could not be read and is not shown: %v", err)})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
 	a.startLive()
