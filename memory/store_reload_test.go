@@ -2,10 +2,12 @@ package memory_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,4 +216,69 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestStoreConcurrentUse exercises every entry point at once (run it with
+// -race): writers through two stores, recall, reload and the watcher check.
+func TestStoreConcurrentUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{})
+	other := openStore(t, path, memory.Options{})
+	var events sync.WaitGroup
+	changed := make(chan struct{}, 1000)
+	s.OnChange(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	const n = 40
+	var wg sync.WaitGroup
+	for w, st := range []*memory.Store{s, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				e, _, err := st.Add(memory.Entry{Text: fmt.Sprintf("writer %d remembers thing %d about recall", w, i)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if i%5 == 0 {
+					st.MarkUsed(e.ID)
+				}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	events.Add(1)
+	go func() {
+		defer events.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.Recall("remembers thing about recall", []string{"earlier message"}, memory.RecallOptions{K: 3})
+			if s.ChangedOnDisk() {
+				if err := s.Reload(); err != nil {
+					t.Error(err)
+				}
+			}
+			s.List()
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	events.Wait()
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 2*n {
+		t.Errorf("store sees %d entries, want %d", s.Len(), 2*n)
+	}
+	if len(changed) == 0 {
+		t.Error("no change events")
+	}
 }
