@@ -57,16 +57,18 @@
 //
 // # Goroutines
 //
-// Every method of Agent is safe to call from any goroutine, including the UI
-// goroutine: none of them waits for the network. Send, Cancel, Chats, Chat,
-// Config, Running, Instructions and Events return at once; NewChat,
-// RenameChat, DeleteChat, SetAutoRecall, SetProject and SetConfig write one
-// small file; Memory may open a store file. Models makes a network call and
-// should be called off the UI goroutine. Wait blocks until every turn and
-// distillation has finished, and Close also cancels them first; as the
-// agent never waits for the event consumer, they may be called from any
-// goroutine, but not from the UI goroutine while a turn runs (the window
-// would freeze until it ends).
+// Every method of Agent is safe to call from any goroutine. Apart from
+// Models, Wait and Close, none waits for the network or for a turn, so the UI
+// goroutine may call them: Send, Cancel, Running, Chats, Chat, Config and
+// Events return at once; NewChat, RenameChat, DeleteChat, SetAutoRecall,
+// SetProject and SetConfig write one small file; Instructions and
+// ReloadInstructions read an AGENTS.md, and Memory and Instructions may open
+// a project's store file. Models asks the endpoint for its models: call it
+// off the UI goroutine. Wait blocks until every turn and distillation has
+// finished, and Close cancels them first and then waits; as the agent never
+// waits for the event consumer, both may be called from any goroutine, but
+// Wait not from the UI goroutine while a turn runs (the window would freeze
+// until it ends).
 //
 // The Instructions type loads one AGENTS.md (cut at MaxInstructionsSize with
 // a warning) and re-reads it when it changes on disk; a file watcher may
