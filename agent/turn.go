@@ -220,8 +220,12 @@ func (a *Agent) complete(ctx context.Context, c Completer, req Request, chatID s
 			return reply, err
 		}
 		if chatID != "" {
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint is busy (%s); retrying in %s.",
-				ae.Code, delay.Round(time.Millisecond))})
+			why := "is rate limiting requests (429)"
+			if ae.Code == CodeServer {
+				why = "had a server error"
+			}
+			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint %s; retrying in %s.", why,
+				delay.Round(time.Millisecond))})
 		}
 		select {
 		case <-time.After(delay):
