@@ -817,3 +817,55 @@ func TestModelsAndSetConfig(t *testing.T) {
 		t.Errorf("saved config = %+v, %v", loaded, err)
 	}
 }
+
+func TestProjectScopedMemories(t *testing.T) {
+	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
+	proj := t.TempDir()
+	write := agenttest.ToolCall{ID: "w", Name: "memory_write",
+		Args: `{"kind":"fact","text":"This project deploys with make release.","scope":"project"}`}
+
+	// Without a pinned folder a project write fails back to the model.
+	plain := h.newChat()
+	h.srv.Push(agenttest.Reply{ToolCalls: []agenttest.ToolCall{write}}, agenttest.Reply{Text: "ok"})
+	log := h.turn(plain, "ok")
+	if r := of[agent.ToolResult](log.events); len(r) != 1 || r[0].Err == nil {
+		t.Errorf("project write without a project: %+v", r)
+	}
+
+	id := h.newChat()
+	if err := h.a.SetProject(id, proj); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Push(agenttest.Reply{ToolCalls: []agenttest.ToolCall{write}},
+		agenttest.Reply{Text: "Noted how this project is released, and that you like short release notes."},
+		agenttest.Reply{Text: `[{"kind":"preference","text":"The user likes short release notes.","scope":"global"},` +
+			`{"kind":"fact","text":"Releases of this project are tagged vX.Y.Z.","scope":"project"}]`})
+	log = h.turn(id, "We deploy with make release, tags look like v1.2.3, and keep release notes short.")
+	if log.done.Err != nil {
+		t.Fatal(log.done.Err)
+	}
+	h.a.Wait()
+	var saved []agent.MemoriesSaved
+	for len(saved) < 2 {
+		saved = append(saved, h.next(func(e agent.Event) bool { _, ok := e.(agent.MemoriesSaved); return ok }).(agent.MemoriesSaved))
+	}
+	if saved[0].Scope != agent.ScopeGlobal || saved[1].Scope != agent.ScopeProject {
+		t.Errorf("MemoriesSaved scopes = %s, %s", saved[0].Scope, saved[1].Scope)
+	}
+	var projTexts []string
+	for _, e := range h.store(agent.ScopeProject, proj).List() {
+		projTexts = append(projTexts, e.Text)
+	}
+	slices.Sort(projTexts)
+	want := []string{"Releases of this project are tagged vX.Y.Z.", "This project deploys with make release."}
+	if !slices.Equal(projTexts, want) {
+		t.Errorf("project store = %q, want %q", projTexts, want)
+	}
+	global := h.store(agent.ScopeGlobal, "").List()
+	if len(global) != 1 || global[0].Text != "The user likes short release notes." {
+		t.Errorf("global store = %+v", global)
+	}
+	if _, err := os.Stat(h.paths.ProjectMemory(proj)); err != nil {
+		t.Errorf("project memory file: %v", err)
+	}
+}
