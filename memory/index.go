@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Index is an inverted index over the chunks of the live entries, kept up
@@ -16,9 +17,13 @@ type Index struct {
 	params rankParams
 	tok    tokenizer // used by Put, under mu
 
-	dict      map[string]int32 // term → term id
-	terms     []termInfo       // by term id
-	freeTerms []int32          // ids of terms with no postings left, for reuse
+	words     map[string]int32   // word term → term id
+	cjk       map[uint64]int32   // CJK unigram or bigram (two runes) → term id
+	terms     []termInfo         // by term id
+	freeTerms []int32            // ids of terms with no postings left, for reuse
+	cache     *termCache         // used by Put, under mu
+	uni       []int32            // CJK unigram term id + 1 by rune (BMP), used by Put
+	labels    map[string][]int32 // term ids of each kind label, used by Put
 
 	// Chunks ("documents" to BM25), by doc id. A removed chunk stays in the
 	// postings with docLen -1 until the next compaction.
@@ -48,23 +53,52 @@ type Index struct {
 	pool sync.Pool // *searchScratch
 }
 
-// termInfo is the postings list of one term: doc ids in increasing order
-// with the term frequency in each, and the number of live chunks holding it.
+// termInfo is the postings list of one term, packed (doc id << tfBits |
+// term frequency) in increasing doc order, and the number of live chunks
+// holding it.
 type termInfo struct {
-	docs []int32
-	tfs  []uint16
+	post []uint32
 	df   int32
 }
 
+// Postings and chunk term lists pack an id and a term frequency in 32 bits:
+// up to 2^26 chunks and terms, frequencies capped at 63 (BM25 saturates
+// long before).
+const (
+	tfBits = 6
+	tfMax  = 1<<tfBits - 1
+	maxID  = 1<<(32-tfBits) - 1
+)
+
+func pack(id int32, tf int) uint32 { return uint32(id)<<tfBits | uint32(min(tf, tfMax)) }
+
+func unpack(v uint32) (int32, float32) { return int32(v >> tfBits), float32(v & tfMax) }
+
 // chunkMeta describes one chunk: its place in the entry and its terms
-// (sorted ids with their frequencies), used to remove it and to explain and
-// expand a search.
+// (packed term id and frequency, by term id), used to remove it and to
+// explain and expand a search.
 type chunkMeta struct {
 	chunk      int32
 	offset     int32 // runes from the start of the entry text
 	start, end int32 // bytes
-	terms      []int32
-	tfs        []uint16
+	terms      []uint32
+}
+
+// tfOf returns the frequency of term id in the chunk, 0 if absent.
+func (m *chunkMeta) tfOf(id int32) float32 {
+	lo, hi := 0, len(m.terms)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if int32(m.terms[mid]>>tfBits) < id {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(m.terms) && int32(m.terms[lo]>>tfBits) == id {
+		return float32(m.terms[lo] & tfMax)
+	}
+	return 0
 }
 
 type entrySlot struct {
@@ -80,7 +114,8 @@ type entrySlot struct {
 func NewIndex() *Index {
 	return &Index{
 		params: defaultParams,
-		dict:   make(map[string]int32),
+		words:  make(map[string]int32),
+		cjk:    make(map[uint64]int32),
 		byID:   make(map[string]int32),
 		groups: make(map[int64][]int32),
 	}
@@ -166,14 +201,12 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string) int
 	ids := ix.ids[:0]
 	length := int32(0)
 	ix.tok.each(text, func(term []byte, class tokClass, _, _ int) {
-		ids = append(ids, ix.termID(term))
+		ids = append(ids, ix.termID(term, class))
 		if class != tokUni && class != tokPart {
 			length++
 		}
 	})
-	ix.tok.each(label, func(term []byte, _ tokClass, _, _ int) {
-		ids = append(ids, ix.termID(term))
-	})
+	ids = append(ids, ix.labelIDs(label)...)
 	slices.Sort(ids)
 	d := int32(len(ix.docLen))
 	m := chunkMeta{chunk: chunk, offset: int32(sp.runeOff), start: int32(sp.start), end: int32(sp.end)}
@@ -183,20 +216,16 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string) int
 			uniq++
 		}
 	}
-	m.terms = make([]int32, 0, uniq)
-	m.tfs = make([]uint16, 0, uniq)
+	m.terms = make([]uint32, 0, uniq)
 	for i := 0; i < len(ids); {
 		j := i + 1
 		for j < len(ids) && ids[j] == ids[i] {
 			j++
 		}
-		tf := min(j-i, 65535)
 		t := &ix.terms[ids[i]]
-		t.docs = append(t.docs, d)
-		t.tfs = append(t.tfs, uint16(tf))
+		t.post = append(t.post, pack(d, j-i))
 		t.df++
-		m.terms = append(m.terms, ids[i])
-		m.tfs = append(m.tfs, uint16(tf))
+		m.terms = append(m.terms, pack(ids[i], j-i))
 		i = j
 	}
 	ix.ids = ids
@@ -208,9 +237,87 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string) int
 	return d
 }
 
+// labelIDs returns the term ids of a kind label, tokenized once.
+func (ix *Index) labelIDs(label string) []int32 {
+	if ids, ok := ix.labels[label]; ok {
+		return ids
+	}
+	var ids []int32
+	ix.tok.each(label, func(term []byte, class tokClass, _, _ int) {
+		ids = append(ids, ix.termID(term, class))
+	})
+	if ix.labels == nil {
+		ix.labels = make(map[string][]int32)
+	}
+	ix.labels[label] = ids
+	return ids
+}
+
+// cjkKey packs the one or two runes of a CJK term.
+func cjkKey(term []byte) uint64 {
+	r1, n := utf8.DecodeRune(term)
+	var r2 rune
+	if n < len(term) {
+		r2, _ = utf8.DecodeRune(term[n:])
+	}
+	return uint64(r1)<<32 | uint64(r2)
+}
+
+// lookup returns the id of a term, if known.
+func (ix *Index) lookup(term []byte, class tokClass) (int32, bool) {
+	if class >= tokBi {
+		id, ok := ix.cjk[cjkKey(term)]
+		return id, ok
+	}
+	id, ok := ix.words[string(term)]
+	return id, ok
+}
+
 // termID returns the id of a term, adding it to the dictionary if new.
-func (ix *Index) termID(term []byte) int32 {
-	if id, ok := ix.dict[string(term)]; ok {
+func (ix *Index) termID(term []byte, class tokClass) int32 {
+	c := ix.cache
+	if c == nil {
+		c = new(termCache)
+		ix.cache = c
+	}
+	var slot *cachedTerm
+	var key uint64
+	if class != tokBi && class >= tokUni {
+		r, _ := utf8.DecodeRune(term)
+		if r < 1<<16 {
+			if ix.uni == nil {
+				ix.uni = make([]int32, 1<<16)
+			}
+			if id := ix.uni[r]; id > 0 {
+				return id - 1
+			}
+			id := ix.termID0(term, class)
+			ix.uni[r] = id + 1
+			return id
+		}
+	}
+	if class >= tokBi {
+		key = cjkKey(term)
+		slot = &c.cjk[(key*0x9e3779b97f4a7c15)>>(64-cacheBits)]
+		if slot.key == key && slot.id > 0 {
+			return slot.id - 1
+		}
+	} else if len(term) <= cachedWordLen {
+		slot = &c.word[hashText(string(term))>>(64-cacheBits)]
+		if slot.id > 0 && string(slot.word[:slot.n]) == string(term) {
+			return slot.id - 1
+		}
+	}
+	id := ix.termID0(term, class)
+	if slot != nil {
+		slot.key, slot.id, slot.n = key, id+1, uint8(copy(slot.word[:], term))
+	}
+	return id
+}
+
+// termID0 looks a term up in the dictionaries, adding it if new.
+func (ix *Index) termID0(term []byte, class tokClass) int32 {
+	if id, ok := ix.lookup(term, class); ok {
 		return id
 	}
 	var id int32
@@ -221,8 +328,31 @@ func (ix *Index) termID(term []byte) int32 {
 		id = int32(len(ix.terms))
 		ix.terms = append(ix.terms, termInfo{})
 	}
-	ix.dict[string(term)] = id
+	if class >= tokBi {
+		ix.cjk[cjkKey(term)] = id
+	} else {
+		ix.words[string(term)] = id
+	}
 	return id
+}
+
+// termCache is a small direct-mapped cache in front of the dictionaries,
+// used while indexing: frequent terms are found without probing the large
+// maps, which is most of the cost of indexing a big corpus.
+type termCache struct {
+	cjk  [1 << cacheBits]cachedTerm
+	word [1 << cacheBits]cachedTerm
+}
+
+const cacheBits = 12
+
+const cachedWordLen = 22
+
+type cachedTerm struct {
+	key  uint64
+	id   int32 // term id + 1; 0 is empty
+	n    uint8
+	word [cachedWordLen]byte
 }
 
 // Delete removes an entry. Removing an entry that is not indexed does
@@ -262,8 +392,8 @@ func (ix *Index) deleteLocked(id string) {
 // frequency now, their postings go at the next compaction.
 func (ix *Index) dropDocs(slot int32) {
 	for _, d := range ix.slots[slot].docs {
-		for _, t := range ix.docMeta[d].terms {
-			ix.terms[t].df--
+		for _, v := range ix.docMeta[d].terms {
+			ix.terms[v>>tfBits].df--
 		}
 		ix.totLen -= int64(ix.docLen[d])
 		ix.docLen[d] = -1
@@ -306,19 +436,24 @@ func (ix *Index) compact() {
 	for id := range ix.terms {
 		t := &ix.terms[id]
 		j := 0
-		for i, d := range t.docs {
-			if nd := remap[d]; nd >= 0 {
-				t.docs[j] = nd
-				t.tfs[j] = t.tfs[i]
+		for _, v := range t.post {
+			if nd := remap[v>>tfBits]; nd >= 0 {
+				t.post[j] = uint32(nd)<<tfBits | v&tfMax
 				j++
 			}
 		}
-		t.docs = t.docs[:j]
-		t.tfs = t.tfs[:j]
+		t.post = t.post[:j]
 	}
-	for term, id := range ix.dict {
-		if len(ix.terms[id].docs) == 0 {
-			delete(ix.dict, term)
+	for term, id := range ix.words {
+		if len(ix.terms[id].post) == 0 {
+			delete(ix.words, term)
+			ix.terms[id] = termInfo{}
+			ix.freeTerms = append(ix.freeTerms, id)
+		}
+	}
+	for term, id := range ix.cjk {
+		if len(ix.terms[id].post) == 0 {
+			delete(ix.cjk, term)
 			ix.terms[id] = termInfo{}
 			ix.freeTerms = append(ix.freeTerms, id)
 		}
@@ -329,6 +464,7 @@ func (ix *Index) compact() {
 		}
 	}
 	ix.dead = 0
+	ix.cache, ix.uni, ix.labels = nil, nil, nil // freed ids may be reused
 }
 
 // joinGroup puts a slot in its creation group, in insertion order.

@@ -125,7 +125,7 @@ type searchScratch struct {
 	best     []float32 // by slot
 	ctx      []float32 // by slot
 	ctxHit   []int32
-	bestDoc  []int32   // by slot
+	bestDoc  []int32 // by slot
 	slotsHit []int32
 	termAcc  []float32 // by term, for feedback
 	termsHit []int32
@@ -264,7 +264,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 				content++
 			}
 			w := p.classW[class] * scale
-			id, ok := ix.dict[string(term)]
+			id, ok := ix.lookup(term, class)
 			if !ok || ix.terms[id].df == 0 {
 				if !slices.Contains(unknown, string(term)) {
 					unknown = append(unknown, string(term))
@@ -315,30 +315,28 @@ func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32,
 	t := &ix.terms[id]
 	acc, docLen := sc.acc, ix.docLen
 	if minor && len(sc.touched) > 0 {
-		if len(sc.touched)*8 < len(t.docs) {
+		if len(sc.touched)*8 < len(t.post) {
 			for _, d := range sc.touched {
-				m := &ix.docMeta[d]
-				if i, ok := slices.BinarySearch(m.terms, id); ok {
-					tf := float32(m.tfs[i])
+				if tf := ix.docMeta[d].tfOf(id); tf > 0 {
 					acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
 				}
 			}
 			return
 		}
-		for i, d := range t.docs {
+		for _, v := range t.post {
+			d, tf := unpack(v)
 			if acc[d] != 0 && docLen[d] >= 0 {
-				tf := float32(t.tfs[i])
 				acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
 			}
 		}
 		return
 	}
-	for i, d := range t.docs {
+	for _, v := range t.post {
+		d, tf := unpack(v)
 		l := docLen[d]
 		if l < 0 {
 			continue
 		}
-		tf := float32(t.tfs[i])
 		if acc[d] == 0 {
 			sc.touched = append(sc.touched, d)
 		}
@@ -386,14 +384,15 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		d := sc.bestDoc[c.slot]
 		m := &ix.docMeta[d]
 		share := c.score / total / float32(max(ix.docLen[d], 1))
-		for i, t := range m.terms {
+		for _, v := range m.terms {
+			t, tf := unpack(v)
 			if ix.terms[t].df < 2 {
 				continue // says nothing about any other chunk
 			}
 			if sc.termAcc[t] == 0 {
 				sc.termsHit = append(sc.termsHit, t)
 			}
-			sc.termAcc[t] += share * float32(m.tfs[i])
+			sc.termAcc[t] += share * tf
 		}
 	}
 	for _, q := range sc.qterms {
@@ -617,11 +616,11 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 // hit's chunk matched, merging overlapping pieces (CJK bigrams, parts of an
 // identifier) back into the words people typed.
 func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, history []string) {
-	terms := ix.docMeta[doc].terms
+	m := &ix.docMeta[doc]
 	type span struct{ src, start, end int32 }
 	var spans []span
 	for _, t := range sc.qtoks {
-		if _, ok := slices.BinarySearch(terms, t.id); !ok {
+		if m.tfOf(t.id) == 0 {
 			continue
 		}
 		if n := len(spans); n > 0 && spans[n-1].src == t.src && t.start <= spans[n-1].end {

@@ -36,7 +36,7 @@ var englishStop = setOf(
 // chineseStopUni lists single Chinese characters too common to say anything on
 // their own (particles, pronouns, copulas). They are dropped as unigram terms;
 // bigrams containing them are kept.
-var chineseStopUni = setOf(
+var chineseStopUni = runeSet(
 	"的", "了", "是", "在", "我", "你", "他", "她", "它", "们", "这", "那", "有", "和", "就", "都",
 	"也", "很", "吗", "呢", "吧", "啊", "呀", "哦", "嗯", "不", "没", "个", "一", "着", "过", "要",
 	"会", "能", "到", "说", "对", "把", "被", "给", "让", "与", "及", "或", "而", "之", "其", "得",
@@ -48,7 +48,7 @@ var chineseStopUni = setOf(
 
 // chineseStopBi lists common two-character function words and vague chat
 // words ("继续", "好的") that say nothing about a topic.
-var chineseStopBi = setOf(
+var chineseStopBi = pairSet(
 	"我们", "你们", "他们", "她们", "它们", "咱们", "自己", "什么", "怎么", "怎样", "为什", "么时",
 	"时候", "这个", "那个", "一个", "这些", "那些", "这样", "那样", "这么", "那么", "就是", "还是",
 	"但是", "因为", "所以", "如果", "虽然", "而且", "或者", "已经", "可以", "可能", "应该", "知道",
@@ -66,6 +66,24 @@ func isParticle(r rune) bool {
 		return true
 	}
 	return false
+}
+
+func runeSet(chars ...string) map[rune]struct{} {
+	m := make(map[rune]struct{}, len(chars))
+	for _, c := range chars {
+		m[[]rune(c)[0]] = struct{}{}
+	}
+	return m
+}
+
+func pairSet(pairs ...string) map[uint64]struct{} {
+	m := make(map[uint64]struct{}, len(pairs))
+	for _, p := range pairs {
+		if r := []rune(p); len(r) == 2 {
+			m[uint64(r[0])<<32|uint64(r[1])] = struct{}{}
+		}
+	}
+	return m
 }
 
 func setOf(words ...string) map[string]struct{} {

@@ -125,24 +125,25 @@ func (t *tokenizer) each(text string, fn emitFunc) {
 func (t *tokenizer) cjk(text string, fn emitFunc) {
 	rs := t.runes
 	if len(rs) == 1 {
-		s := text[rs[0].start:rs[0].end]
-		if _, stop := chineseStopUni[s]; !stop {
-			t.buf = append(t.buf[:0], s...)
+		if _, stop := chineseStopUni[rs[0].r]; !stop {
+			t.buf = append(t.buf[:0], text[rs[0].start:rs[0].end]...)
 			fn(t.buf, tokLone, rs[0].start, rs[0].end)
 		}
 		return
 	}
 	for i, c := range rs {
-		s := text[c.start:c.end]
-		if _, stop := chineseStopUni[s]; !stop {
-			t.buf = append(t.buf[:0], s...)
+		if _, stop := chineseStopUni[c.r]; !stop {
+			t.buf = append(t.buf[:0], text[c.start:c.end]...)
 			fn(t.buf, tokUni, c.start, c.end)
 		}
 		if i+1 < len(rs) {
-			bi := text[c.start:rs[i+1].end]
-			if _, stop := chineseStopBi[bi]; !stop && !isParticle(c.r) && !isParticle(rs[i+1].r) {
-				t.buf = append(t.buf[:0], bi...)
-				fn(t.buf, tokBi, c.start, rs[i+1].end)
+			n := rs[i+1]
+			if isParticle(c.r) || isParticle(n.r) {
+				continue
+			}
+			if _, stop := chineseStopBi[uint64(c.r)<<32|uint64(n.r)]; !stop {
+				t.buf = append(t.buf[:0], text[c.start:n.end]...)
+				fn(t.buf, tokBi, c.start, n.end)
 			}
 		}
 	}
