@@ -77,6 +77,7 @@ type Store struct {
 	formsReady bool
 	enc        map[string]encodedEntry // file text of each entry, reused while it is unchanged
 	order      []string                // IDs in file order as last written or listed
+	buf        []byte                  // the file as last encoded, reused by the next write
 	index      *Index                  // nil until the first Recall
 	disk       diskState
 	corrupt    *CorruptError
@@ -905,22 +906,31 @@ func (s *Store) replace(recs map[string]Entry) {
 	}
 }
 
-// sorted returns recs in file order: by Created, then ID. The order last
-// computed is the starting point, so the sort runs on nearly sorted input.
+// sorted returns recs in file order (see sortedIDs).
 func (s *Store) sorted(recs map[string]Entry) []Entry {
+	ids := s.sortedIDs(recs)
+	out := make([]Entry, len(ids))
+	for i, id := range ids {
+		out[i] = recs[id]
+	}
+	return out
+}
+
+// sortedIDs returns the IDs of recs in file order: by Created, then ID. The
+// order last computed is the starting point, so the sort runs on nearly
+// sorted input.
+func (s *Store) sortedIDs(recs map[string]Entry) []string {
 	type key struct {
 		created int64
 		id      string
 	}
 	keys := make([]key, 0, len(recs))
-	seen := 0
 	for _, id := range s.order {
 		if e, ok := recs[id]; ok {
 			keys = append(keys, key{e.Created.UnixNano(), id})
-			seen++
 		}
 	}
-	if seen < len(recs) {
+	if len(keys) < len(recs) {
 		had := make(map[string]bool, len(keys))
 		for _, k := range keys {
 			had[k.id] = true
@@ -937,36 +947,39 @@ func (s *Store) sorted(recs map[string]Entry) []Entry {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	out := make([]Entry, len(keys))
 	order := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = recs[k.id]
 		order[i] = k.id
 	}
 	s.order = order
-	return out
+	return order
 }
 
-// encode renders recs as the file, reusing the text of unchanged entries.
+// encode renders recs as the file, reusing the text of unchanged entries
+// and the buffer of the last write.
 func (s *Store) encode(recs map[string]Entry) []byte {
-	entries := s.sorted(recs)
-	parts := make([][]byte, len(entries))
+	ids := s.sortedIDs(recs)
+	parts := make([][]byte, len(ids))
 	size := 0
-	for i, e := range entries {
-		c, ok := s.enc[e.ID]
+	for i, id := range ids {
+		e := recs[id]
+		c, ok := s.enc[id]
 		if !ok || !sameEntry(c.entry, e) {
 			c = encodedEntry{entry: e, text: jsonEntry(nil, e)}
-			s.enc[e.ID] = c
+			s.enc[id] = c
 		}
 		parts[i] = c.text
 		size += len(c.text) + 1
 	}
-	for id := range s.enc {
-		if _, ok := recs[id]; !ok {
-			delete(s.enc, id)
+	if len(s.enc) > len(recs) {
+		for id := range s.enc {
+			if _, ok := recs[id]; !ok {
+				delete(s.enc, id)
+			}
 		}
 	}
-	return joinFile(parts, size)
+	s.buf = joinFile(s.buf[:0], parts, size)
+	return s.buf
 }
 
 // fileCompare is the file order of two entries.

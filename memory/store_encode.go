@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -15,10 +16,10 @@ type encodedEntry struct {
 	text  []byte
 }
 
-// joinFile assembles the file from the entries' texts (made by jsonEntry);
-// size is a capacity hint.
-func joinFile(parts [][]byte, size int) []byte {
-	b := make([]byte, 0, 64+size)
+// joinFile appends the file made of the entries' texts (from jsonEntry) to
+// b; size is a capacity hint.
+func joinFile(b []byte, parts [][]byte, size int) []byte {
+	b = slices.Grow(b, 64+size)
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, fileVersion, 10)
 	b = append(b, ",\n  \"entries\": ["...)
