@@ -126,6 +126,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", path, err)
 	}
+	abs = followLinks(abs)
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
@@ -157,7 +158,8 @@ func Open(path string, opts Options) (*Store, error) {
 // NewInMemory returns a store without a file, for tests and benchmarks.
 func NewInMemory(opts Options) *Store { return newStore(opts) }
 
-// Path is the store's file, absolute; "" for an in-memory store.
+// Path is the store's file, absolute and with symlinks resolved; "" for an
+// in-memory store.
 func (s *Store) Path() string { return s.path }
 
 // Err is the store's error state, nil when all is well: a *CorruptError

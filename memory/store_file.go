@@ -167,3 +167,24 @@ func copyAside(path, tag string, data []byte, now time.Time) (string, error) {
 		return name, err
 	}
 }
+
+// followLinks resolves path while it is a symlink, even one whose target
+// does not exist yet, so that atomic writes replace the target and keep the
+// link (a memory.json kept in a dotfiles repository).
+func followLinks(path string) string {
+	for range 32 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return path
+}

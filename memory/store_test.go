@@ -374,6 +374,24 @@ func TestStoreCorruptFileQuarantined(t *testing.T) {
 	}
 }
 
+func TestStoreKeepsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "memory.json")
+	os.MkdirAll(filepath.Dir(real), 0o700)
+	link := filepath.Join(dir, "memory.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	s := openStore(t, link, memory.Options{})
+	mustAdd(t, s, memory.Entry{Text: "through a symlink"})
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v %v", fi, err)
+	}
+	if doc := readDoc(t, real); len(doc.Entries) != 1 {
+		t.Errorf("target holds %d entries", len(doc.Entries))
+	}
+}
+
 func TestStoreEmptyFileIsEmptyStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "memory.json")
 	os.WriteFile(path, []byte("  \n"), 0o600)
