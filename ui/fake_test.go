@@ -238,8 +238,7 @@ func newHarness(t *testing.T, prepare func(fb *fakeBackend)) *harness {
 	}
 	h.w = test.NewWindow(nil)
 	h.w.Resize(fyne.NewSize(1200, 760))
-	h.u = New(h.w, h.fb)
-	h.u.do = h.enqueue
+	h.u = New(h.w, h.fb, Options{Do: h.enqueue})
 	h.u.Start()
 	t.Cleanup(func() {
 		h.u.cancel()

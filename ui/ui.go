@@ -61,10 +61,21 @@ type UI struct {
 	started       bool
 }
 
+// Options tune a UI. The zero value is what the app uses.
+type Options struct {
+	// Do runs a function on the UI goroutine; nil means fyne.Do. (The
+	// headless test driver runs fyne.Do on the caller's goroutine, so tests
+	// that run the UI with background goroutines pass their own.)
+	Do func(func())
+}
+
 // New builds the window's content for backend b and sets it on w. Call
 // Start to load the chats and follow the agent's events.
-func New(w fyne.Window, b Backend) *UI {
-	u := &UI{w: w, b: b, do: fyne.Do, sessions: map[string]*session{}, inspectorOpen: true}
+func New(w fyne.Window, b Backend, opts Options) *UI {
+	if opts.Do == nil {
+		opts.Do = fyne.Do
+	}
+	u := &UI{w: w, b: b, do: opts.Do, sessions: map[string]*session{}, inspectorOpen: true}
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.list = newChatList(u)
 	u.pane = newChatPane(u)

@@ -8,9 +8,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"image/png"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -42,6 +42,7 @@ func main() {
 type options struct {
 	paths  agent.Paths
 	getenv func(string) string
+	do     func(func()) // nil: fyne.Do
 }
 
 // parseFlags reads the command line; the folders default to the XDG ones.
@@ -82,13 +83,14 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	w := a.NewWindow("Engram")
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetMaster()
-	u := ui.New(w, ag)
-	u.Start()
+	u := ui.New(w, ag, ui.Options{Do: opts.do})
 	if cfgErr != nil {
 		dialog.ShowError(fmt.Errorf("%w; starting with the default settings", cfgErr), w)
 	}
+	w.Show()
+	u.Start()
 	quit := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
-	w.ShowAndRun()
+	a.Run()
 	quit()
 	u.Close()
 	if err := ag.Close(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -39,14 +40,27 @@ func TestRunAppFirstStart(t *testing.T) {
 	}
 	env := map[string]string{agent.EnvModel: "from-env"}
 	a := test.NewTempApp(t)
-	if err := runApp(context.Background(), a, options{paths: paths, getenv: func(k string) string { return env[k] }}); err != nil {
+	// The test driver's Run returns at once; what the background work hands
+	// to the UI goroutine is queued and dropped, so nothing touches the
+	// widgets from two goroutines.
+	var mu sync.Mutex
+	var queued int
+	do := func(func()) {
+		mu.Lock()
+		queued++
+		mu.Unlock()
+	}
+	opts := options{paths: paths, getenv: func(k string) string { return env[k] }, do: do}
+	if err := runApp(context.Background(), a, opts); err != nil {
 		t.Fatalf("runApp: %v", err)
 	}
 	chats, err := filepath.Glob(filepath.Join(paths.ChatsDir(), "*.json"))
 	if err != nil || len(chats) != 1 {
 		t.Fatalf("chat files %v (%v), want the first chat", chats, err)
 	}
-	if _, err := os.Stat(paths.GlobalMemory()); err != nil && !os.IsNotExist(err) {
-		t.Fatalf("global memory: %v", err)
+	mu.Lock()
+	defer mu.Unlock()
+	if queued == 0 {
+		t.Error("no background result was handed to the UI")
 	}
 }
