@@ -115,18 +115,22 @@ func ParseImport(data []byte, fallback time.Time) ([]Entry, error) {
 		return es, err
 	}
 	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '"' || !bytes.Contains(trimmed, []byte{'\n'}) {
+	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '"' {
 		return nil, err
 	}
+	lines := bytes.Split(trimmed, []byte{'\n'})
 	var raw []fileEntry
-	for n, line := range bytes.Split(data, []byte{'\n'}) {
+	for n, line := range lines {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		fe, err := parseElement(line)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n+1, err)
+		fe, lerr := parseElement(line)
+		if lerr != nil {
+			if len(lines) == 1 {
+				return nil, err // one line that is neither: the file error says more
+			}
+			return nil, fmt.Errorf("line %d: %w", n+1, lerr)
 		}
 		raw = append(raw, fe)
 	}

@@ -798,3 +798,35 @@ func TestStoreConcurrentStores(t *testing.T) {
 		}
 	}
 }
+
+func TestParseImport(t *testing.T) {
+	fallback := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name  string
+		in    string
+		texts []string
+		err   string
+	}{
+		{"current", `{"version": 1, "entries": [{"id": "a1", "kind": "fact", "text": "one"}]}`, []string{"one"}, ""},
+		{"array", `["one", "two"]`, []string{"one", "two"}, ""},
+		{"jsonl", "{\"text\": \"one\"}\n\n\"two\"\r\n{\"kind\": \"pref\", \"text\": \"three\"}\n", []string{"one", "two", "three"}, ""},
+		{"one jsonl line", `{"text": "only"}`, []string{"only"}, ""},
+		{"bad line", "{\"text\": \"one\"}\n{oops}\n", nil, "line 2"},
+		{"not json", "plain words", nil, "not a memory file"},
+		{"newer version", `{"version": 3, "entries": []}`, nil, "unsupported version"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			es, err := memory.ParseImport([]byte(tc.in), fallback)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(texts(es), tc.texts) {
+				t.Fatalf("got %q, %v; want %q", texts(es), err, tc.texts)
+			}
+		})
+	}
+}
