@@ -633,9 +633,10 @@ func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit
 // newer Updated (on a tie, the file's: a hand edit); if the file's losing
 // version has a different text it is kept as superseded history. Entries
 // the file no longer has become tombstones (a hand deletion), unless the
-// file is evidently older than what this store wrote (it holds older
-// versions of entries: an editor saved a stale buffer), in which case they
-// are kept. If the file vanished, the store writes its entries back.
+// file cannot have known them (it is older than their last change, or
+// holds older versions of other entries: a sync tool or an editor wrote a
+// stale copy), in which case they are kept. If the file vanished, the store
+// writes its entries back.
 //
 // Reload is cheap when nothing changed (one stat) and safe to call at any
 // time, from any goroutine; a file watcher can call it on every event.
@@ -848,7 +849,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 			return false, false, fmt.Errorf("back up legacy file: %w", err)
 		}
 	}
-	merged := mergeDisk(s.recs, entries, s.disk.exists, s.clock())
+	merged := mergeDisk(s.recs, entries, s.disk.exists, time.Unix(0, st.mtime), s.clock())
 	changed = !sameRecords(s.recs, merged)
 	if changed {
 		s.replace(merged)

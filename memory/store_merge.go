@@ -13,12 +13,16 @@ import "time"
 //     different text, that text is kept as a superseded copy, so a stale
 //     edit is not lost (its ID derives from the content: every process
 //     merging the same conflict makes the same copy).
-//   - An entry only in mem was removed from the file by someone else: it
-//     becomes a tombstone at now, so the deletion spreads and can be
-//     undone. But when the file is stale (it holds an older version of some
-//     entry than mem: an editor saved an old buffer over newer writes) or
-//     unrelated, such entries are kept as they are.
-func mergeDisk(mem map[string]Entry, disk []Entry, related bool, now time.Time) map[string]Entry {
+//   - An entry only in mem is ambiguous: Engram's own deletions leave
+//     tombstones, so either a person deleted it by hand or the file was
+//     replaced by a copy that never had it (a sync tool, an editor saving a
+//     stale buffer). It is kept as it is when the file is unrelated, when
+//     the file is stale (it holds an older version of some entry than mem)
+//     or when the entry changed after the file was last modified (diskTime:
+//     whoever wrote the file cannot have seen it). Otherwise it was deleted
+//     by hand: it becomes a tombstone at now, so the deletion spreads to
+//     other writers and can be undone.
+func mergeDisk(mem map[string]Entry, disk []Entry, related bool, diskTime, now time.Time) map[string]Entry {
 	out := make(map[string]Entry, max(len(mem), len(disk)))
 	stale := !related
 	for _, d := range disk {
@@ -67,7 +71,7 @@ func mergeDisk(mem map[string]Entry, disk []Entry, related bool, now time.Time) 
 		if _, ok := out[id]; ok {
 			continue
 		}
-		if !stale && m.Deleted.IsZero() {
+		if !stale && m.Deleted.IsZero() && !m.Updated.After(diskTime) {
 			m.Deleted, m.Updated = now, now
 		}
 		out[id] = m

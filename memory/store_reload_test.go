@@ -282,3 +282,27 @@ func TestStoreConcurrentUse(t *testing.T) {
 		t.Error("no change events")
 	}
 }
+
+func TestStoreReloadSyncedOlderCopy(t *testing.T) {
+	// A sync tool replaces the file with another machine's copy, written
+	// before this store added an entry: the entry is kept, not deleted.
+	path := filepath.Join(t.TempDir(), "memory.json")
+	s := openStore(t, path, memory.Options{})
+	old := mustAdd(t, s, memory.Entry{Text: "known on both machines"})
+	copyData := mustRead(t, path)
+	copyTime := time.Now().Add(-time.Minute)
+	added := mustAdd(t, s, memory.Entry{Text: "added here after the other copy was written"})
+
+	tmp := filepath.Join(filepath.Dir(path), ".syncthing.memory.json.tmp")
+	os.WriteFile(tmp, copyData, 0o600)
+	os.Chtimes(tmp, copyTime, copyTime)
+	os.Rename(tmp, path)
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{old.ID, added.ID} {
+		if e, _ := s.Get(id); !e.Live() {
+			t.Errorf("%q lost: %+v", e.Text, e)
+		}
+	}
+}
