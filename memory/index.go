@@ -59,6 +59,7 @@ type Index struct {
 type termInfo struct {
 	post []uint32
 	df   int32
+	hash uint64 // of the term, to break ties independently of ids
 }
 
 // Postings and chunk term lists pack an id and a term frequency in 32 bits:
@@ -328,6 +329,7 @@ func (ix *Index) termID0(term []byte, class tokClass) int32 {
 		id = int32(len(ix.terms))
 		ix.terms = append(ix.terms, termInfo{})
 	}
+	ix.terms[id].hash = hashText(string(term))
 	if class >= tokBi {
 		ix.cjk[cjkKey(term)] = id
 	} else {

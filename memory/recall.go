@@ -173,11 +173,8 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	kb := p.k1 * p.b / avgdl
 	// Rarest (most telling) terms first, so that the common ones only need
 	// to score the chunks already found.
-	slices.SortFunc(sc.qterms, func(a, b qterm) int {
-		if c := cmp.Compare(b.w*b.idf, a.w*a.idf); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
+	slices.SortStableFunc(sc.qterms, func(a, b qterm) int {
+		return cmp.Compare(b.w*b.idf, a.w*a.idf)
 	})
 	for _, q := range sc.qterms {
 		ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb, q.minor)
@@ -404,6 +401,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		id       int32
 		w, idf   float32
 		df       float32
+		hash     uint64
 		selected bool
 	}
 	exp := make([]expTerm, 0, len(sc.termsHit))
@@ -411,7 +409,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		if v := sc.termAcc[t]; v > 0 {
 			df := float32(ix.terms[t].df)
 			idf := float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
-			exp = append(exp, expTerm{id: t, w: v * idf, idf: idf, df: df})
+			exp = append(exp, expTerm{id: t, w: v * idf, idf: idf, df: df, hash: ix.terms[t].hash})
 		}
 		sc.termAcc[t] = 0
 	}
@@ -420,7 +418,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for range min(p.prfTerms, len(exp)) {
 		b := -1
 		for i := range exp {
-			if !exp[i].selected && (b < 0 || exp[i].w > exp[b].w || exp[i].w == exp[b].w && exp[i].id < exp[b].id) {
+			if !exp[i].selected && (b < 0 || exp[i].w > exp[b].w || exp[i].w == exp[b].w && exp[i].hash < exp[b].hash) {
 				b = i
 			}
 		}

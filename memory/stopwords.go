@@ -29,7 +29,7 @@ var englishStop = setOf(
 	// fillers of chat
 	"hey", "hi", "hello", "oh", "ah", "um", "uh", "hmm", "hm", "wow", "yeah", "yes", "yep", "yup",
 	"ok", "okay", "haha", "hahaha", "lol", "please", "pls", "sure", "right", "really", "actually",
-	"basically", "like", "gonna", "wanna", "gotta", "kinda", "sorta", "thing", "things", "stuff",
+	"basically", "gonna", "wanna", "gotta", "kinda", "sorta", "thing", "things", "stuff",
 	"let", "get", "got", "know", "think", "say", "said", "tell",
 )
 

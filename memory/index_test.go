@@ -1,0 +1,186 @@
+package memory
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// randomText draws words (English, Chinese, identifiers) from a small
+// vocabulary so that queries and entries overlap; now and then it is long
+// enough to be chunked.
+func randomText(r *rand.Rand) string {
+	words := strings.Fields("deploy server config tabs spaces python rust memory recall index " +
+		"MAX_HISTORY_CHARS camelCase 发布 日期 配置 服务器 偏好 记忆 项目 Bluebird 2026 v1.2.3")
+	n := 1 + r.IntN(12)
+	if r.IntN(8) == 0 {
+		n = 150 + r.IntN(100)
+	}
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[r.IntN(len(words))])
+	}
+	return b.String()
+}
+
+var testBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+func randomEntry(r *rand.Rand, id string) Entry {
+	created := testBase.Add(time.Duration(r.IntN(40)) * time.Hour)
+	return Entry{
+		ID:      id,
+		Kind:    Kinds[r.IntN(len(Kinds))],
+		Text:    randomText(r),
+		Pinned:  r.IntN(10) == 0,
+		Created: created,
+		Updated: created,
+	}
+}
+
+// searchAll runs a fixed set of queries with and without cut-off.
+func searchAll(ix *Index) [][]Hit {
+	queries := []struct {
+		q    string
+		hist []string
+	}{
+		{"deploy server", nil},
+		{"MAX_HISTORY_CHARS", nil},
+		{"history chars", nil},
+		{"发布日期", nil},
+		{"Bluebird 什么时候发布", []string{"服务器配置"}},
+		{"继续", []string{"rust memory index", "python tabs"}},
+		{"preference", nil},
+		{"偏好", nil},
+		{"v1.2.3 camelCase", nil},
+	}
+	var out [][]Hit
+	for _, q := range queries {
+		out = append(out, ix.Search(q.q, q.hist, RecallOptions{K: 20, NoCutoff: true}))
+		out = append(out, ix.Search(q.q, q.hist, RecallOptions{}))
+	}
+	return out
+}
+
+func TestIncrementalEqualsRebuilt(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 99))
+			ix := NewIndex()
+			live := map[string]Entry{}
+			var order []string // first insertion order of the live entries
+			for step := range 3000 {
+				id := fmt.Sprintf("e%d", r.IntN(400))
+				switch op := r.IntN(10); {
+				case op < 6: // add or update
+					e := randomEntry(r, id)
+					if old, ok := live[id]; ok {
+						e.Created = old.Created
+					} else {
+						order = append(order, id)
+					}
+					live[id] = e
+					ix.Put(e)
+				case op < 8:
+					ix.Delete(id)
+					if _, ok := live[id]; ok {
+						delete(live, id)
+						order = slices.DeleteFunc(order, func(s string) bool { return s == id })
+					}
+				case op < 9: // a tombstone is removed too
+					e := randomEntry(r, id)
+					e.Deleted = testBase
+					ix.Put(e)
+					if _, ok := live[id]; ok {
+						delete(live, id)
+						order = slices.DeleteFunc(order, func(s string) bool { return s == id })
+					}
+				default:
+					if step%7 == 0 {
+						ix.mu.Lock()
+						ix.compact()
+						ix.mu.Unlock()
+					}
+				}
+			}
+			if ix.Len() != len(live) {
+				t.Fatalf("Len = %d, want %d", ix.Len(), len(live))
+			}
+			fresh := NewIndex()
+			for _, id := range order {
+				fresh.Put(live[id])
+			}
+			got, want := searchAll(ix), searchAll(fresh)
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("query %d: incremental index gives\n%v\nrebuilt gives\n%v", i, brief(got[i]), brief(want[i]))
+				}
+			}
+			if len(want[0]) == 0 {
+				t.Fatal("the queries found nothing; the test would not notice a difference")
+			}
+		})
+	}
+}
+
+func brief(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s/%d %.4f %q", h.Entry.ID, h.Chunk, h.Score, h.Terms))
+	}
+	return out
+}
+
+func TestIndexCompactFreesTerms(t *testing.T) {
+	ix := NewIndex()
+	for i := range 600 {
+		ix.Put(Entry{ID: fmt.Sprint(i), Kind: KindFact, Text: fmt.Sprintf("unique%d shared 独特%d", i, i)})
+	}
+	terms := len(ix.words) + len(ix.cjk)
+	for i := range 599 {
+		ix.Delete(fmt.Sprint(i))
+	}
+	if len(ix.docLen) >= 600 {
+		t.Fatalf("no compaction after removing most entries: %d dead of %d", ix.dead, len(ix.docLen))
+	}
+	if now := len(ix.words) + len(ix.cjk); now >= terms/2 {
+		t.Errorf("dictionary still holds %d of %d terms after compaction", now, terms)
+	}
+	hits := ix.Search("unique599 shared", nil, RecallOptions{})
+	if len(hits) != 1 || hits[0].Entry.ID != "599" {
+		t.Errorf("after compaction: %v", brief(hits))
+	}
+}
+
+func TestIndexConcurrent(t *testing.T) {
+	ix := NewIndex()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 200 {
+		ix.Put(randomEntry(r, fmt.Sprint(i)))
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 3))
+			for i := range 300 {
+				switch w {
+				case 0:
+					ix.Put(randomEntry(r, fmt.Sprint(r.IntN(300))))
+				case 1:
+					ix.Delete(fmt.Sprint(r.IntN(300)))
+				default:
+					ix.Search(randomText(r), []string{randomText(r)}, RecallOptions{K: 1 + i%10})
+					ix.Len()
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
