@@ -11,17 +11,19 @@ import (
 
 // chatPane shows the selected chat's messages and the message box.
 type chatPane struct {
-	u      *UI
-	s      *session
-	views  []*messageView
-	msgs   *fyne.Container
-	scroll *container.Scroll
-	empty  fyne.CanvasObject
-	banner *widget.Label
-	input  *messageEntry
-	send   *widget.Button
-	stopB  *widget.Button
-	root   fyne.CanvasObject
+	u         *UI
+	s         *session
+	views     []*messageView
+	msgs      *fyne.Container
+	scroll    *container.Scroll
+	empty     fyne.CanvasObject
+	banner    *widget.Label
+	bannerBox *fyne.Container
+	rootBox   *fyne.Container
+	input     *messageEntry
+	send      *widget.Button
+	stopB     *widget.Button
+	root      fyne.CanvasObject
 }
 
 func newChatPane(u *UI) *chatPane {
@@ -34,7 +36,13 @@ func newChatPane(u *UI) *chatPane {
 	p.banner = widget.NewLabel("")
 	p.banner.Wrapping = fyne.TextWrapWord
 	p.banner.Importance = widget.WarningImportance
-	p.banner.Hide()
+	dismiss := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+		p.bannerBox.Hide()
+		p.relayoutRoot()
+	})
+	dismiss.Importance = widget.LowImportance
+	p.bannerBox = container.NewBorder(nil, nil, widget.NewIcon(theme.InfoIcon()), dismiss, p.banner)
+	p.bannerBox.Hide()
 
 	p.input = newMessageEntry()
 	p.input.SetPlaceHolder("Message Engram…")
@@ -49,7 +57,8 @@ func newChatPane(u *UI) *chatPane {
 	buttons := container.NewVBox(p.send, p.stopB)
 	inputRow := container.NewBorder(nil, nil, nil, buttons, p.input)
 	center := container.NewStack(p.scroll, p.empty)
-	p.root = container.NewBorder(p.banner, container.NewPadded(inputRow), nil, nil, center)
+	p.rootBox = container.NewBorder(p.bannerBox, container.NewPadded(inputRow), nil, nil, center)
+	p.root = p.rootBox
 	p.updateEmpty()
 	return p
 }
@@ -153,8 +162,12 @@ func (p *chatPane) setBusy(busy bool) {
 // notice shows a message that belongs to no chat above the messages.
 func (p *chatPane) notice(text string) {
 	p.banner.SetText(text)
-	p.banner.Show()
+	p.bannerBox.Show()
+	p.relayoutRoot()
 }
+
+// relayoutRoot lays the pane out again after the banner came or went.
+func (p *chatPane) relayoutRoot() { p.rootBox.Refresh() }
 
 // submit sends the message box's text.
 func (p *chatPane) submit() {

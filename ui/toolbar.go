@@ -180,10 +180,20 @@ func (t *toolbar) setInstructions(dir string, info InstructionsInfo) {
 
 // projectMenu offers a folder dialog, the recent folders and Clear.
 func (t *toolbar) projectMenu() {
+	items := t.projectItems()
+	if items == nil {
+		return
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(t.project)
+	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), t.u.w.Canvas(), pos.Add(fyne.NewPos(0, t.project.Size().Height)))
+}
+
+// projectItems are the project menu's items for the current chat.
+func (t *toolbar) projectItems() []*fyne.MenuItem {
 	u := t.u
 	s := u.currentSession()
 	if s == nil {
-		return
+		return nil
 	}
 	items := []*fyne.MenuItem{fyne.NewMenuItem("Choose folder…", t.chooseFolder)}
 	if len(u.recent) > 0 {
@@ -196,9 +206,7 @@ func (t *toolbar) projectMenu() {
 	}
 	clear := fyne.NewMenuItem("Clear project", func() { u.pinProject("") })
 	clear.Disabled = s.info.Project == ""
-	items = append(items, fyne.NewMenuItemSeparator(), clear)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(t.project)
-	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), u.w.Canvas(), pos.Add(fyne.NewPos(0, t.project.Size().Height)))
+	return append(items, fyne.NewMenuItemSeparator(), clear)
 }
 
 // chooseFolder opens the folder dialog.

@@ -578,3 +578,65 @@ func BenchmarkInspectorQuery(b *testing.B) {
 		})
 	}
 }
+
+func TestInstructionsChangedUpdatesIndicator(t *testing.T) {
+	h := newHarness(t, nil)
+	dir := t.TempDir()
+	h.u.pinProject(dir)
+	h.settle()
+	if got := h.u.bar.agents.Text(); got != "AGENTS.md –" {
+		t.Fatalf("indicator without AGENTS.md = %q", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("be brief\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.fb.events <- agent.InstructionsChanged{Path: filepath.Join(dir, "AGENTS.md"), Found: true}
+	h.waitFor("the indicator", func() bool { return h.u.bar.agents.Text() == "AGENTS.md ✓" })
+}
+
+func TestCorruptStoreShowsBanner(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		if err := os.WriteFile(filepath.Join(fb.dir, "memory.json"), []byte("{not json"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	i := h.u.insp
+	if !i.bannerBox.Visible() || !strings.Contains(i.banner.Text, "unreadable") {
+		t.Fatalf("banner shown %v: %q", i.bannerBox.Visible(), i.banner.Text)
+	}
+	// The inspector still works: a memory can be added.
+	test.Tap(i.add)
+	test.Type(i.ed.text, "still works")
+	test.Tap(i.ed.saveB)
+	h.settle()
+	if len(i.rows) != 1 {
+		t.Fatalf("%d rows after adding to a recovered store", len(i.rows))
+	}
+}
+
+func TestProjectMenuOffersRecentFolders(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, func(fb *fakeBackend) { fb.recent = []string{dir} })
+	test.Tap(h.u.bar.project)
+	if h.w.Canvas().Overlays().Top() == nil {
+		t.Fatal("the project button opened no menu")
+	}
+	items := h.u.bar.projectItems()
+	var recent *fyne.MenuItem
+	for _, it := range items {
+		if it.Label == shortPath(dir) {
+			recent = it
+		}
+		if it.Label == "Clear project" && !it.Disabled {
+			t.Error("Clear is enabled with no project pinned")
+		}
+	}
+	if recent == nil {
+		t.Fatalf("the menu does not offer the recent folder %s", dir)
+	}
+	recent.Action()
+	h.settle()
+	if c, _ := h.fb.Chat(h.u.current); c.Project != dir {
+		t.Fatalf("picking the recent folder pinned %q", c.Project)
+	}
+}
