@@ -82,3 +82,9 @@ uninstall:
 
 clean:
 	rm -rf build dist
+
+## e2e: the real build/engram under Xvfb against a fake endpoint: types with xdotool, checks memory.json,
+## saves screenshots in build/e2e/ and logs the cold start (median of 5, exec to a drawn window)
+.PHONY: e2e
+e2e: deps build
+	$(GO) test -tags '$(TAGS) e2e' -count=1 -v -run 'TestE2E|TestColdStart' ./cmd/engram/
