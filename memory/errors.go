@@ -25,8 +25,9 @@ var (
 	ErrNotFound = errors.New("memory not found")
 	// ErrExists: Add was given an ID that is already taken.
 	ErrExists = errors.New("memory ID already exists")
-	// ErrFull: the store is at its cap and every other entry is pinned.
-	ErrFull = errors.New("memory store is full of pinned entries")
+	// ErrFull: the change would take the store over its cap and every
+	// other entry is pinned.
+	ErrFull = errors.New("memory store is full")
 	// ErrTooLarge: the file is (or would become) larger than MaxFileSize.
 	ErrTooLarge = errors.New("memory file is too large")
 	// ErrUnsupportedVersion: the file was written by a newer Engram. It is

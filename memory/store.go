@@ -773,7 +773,7 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 	}
 	victims := evictionVictims(work, s.max, protect)
 	if after := storedCount(work) - len(victims); after > s.max && after > storedCount(s.recs) {
-		return notify, fmt.Errorf("%w: %d entries, the cap is %d and the rest are pinned", ErrFull, storedCount(work), s.max)
+		return notify, fmt.Errorf("%w: %d entries would exceed the cap of %d (pinned entries and the ones being added are never evicted)", ErrFull, after, s.max)
 	}
 	for _, id := range victims {
 		e := work[id]

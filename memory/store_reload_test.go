@@ -63,7 +63,7 @@ func TestStoreReloadHandEdits(t *testing.T) {
 	if changes != 1 {
 		t.Errorf("%d change events, want 1", changes)
 	}
-	if got := texts(s.List()); !slices.Equal(got, []string{"alpha edited by hand", c.Text, "hand-added preference"}) {
+	if got := entryTexts(s.List()); !slices.Equal(got, []string{"alpha edited by hand", c.Text, "hand-added preference"}) {
 		t.Errorf("after reload: %q", got)
 	}
 	if e, _ := s.Get(b.ID); e.Deleted.IsZero() {
@@ -87,8 +87,8 @@ func TestStoreReloadHandEdits(t *testing.T) {
 	}
 	// Another store opening the file now sees the same thing.
 	o := openStore(t, path, memory.Options{})
-	if !slices.Equal(ids(o.List()), ids(s.List())) {
-		t.Errorf("second store: %q", texts(o.List()))
+	if !slices.Equal(entryIDs(o.List()), entryIDs(s.List())) {
+		t.Errorf("second store: %q", entryTexts(o.List()))
 	}
 }
 
@@ -104,7 +104,7 @@ func TestStoreReloadStaleSave(t *testing.T) {
 	buffer := readDoc(t, path).Entries
 
 	clk.Advance(time.Minute)
-	a2, err := s.Update(a.ID, memory.Change{Text: ptr("alpha as the app updated it")})
+	a2, err := s.Update(a.ID, memory.Change{Text: ptrTo("alpha as the app updated it")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestStoreReloadStaleSave(t *testing.T) {
 		t.Fatalf("the losing edit was not kept as history: %+v", s.All())
 	}
 	if len(s.List()) != 3 {
-		t.Errorf("live: %q", texts(s.List()))
+		t.Errorf("live: %q", entryTexts(s.List()))
 	}
 }
 
@@ -194,7 +194,7 @@ func TestStoreReloadMergesConcurrentEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Second)
-	if _, err := s1.Update(e.ID, memory.Change{Kind: ptr(memory.KindPreference)}); err != nil {
+	if _, err := s1.Update(e.ID, memory.Change{Kind: ptrTo(memory.KindPreference)}); err != nil {
 		t.Fatal(err)
 	}
 	s2.Reload()

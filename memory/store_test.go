@@ -16,21 +16,21 @@ import (
 	"engram/memory"
 )
 
-// clock is a settable time source for stores under test.
-type clock struct {
+// testClock is a settable time source for stores under test.
+type testClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+func newClock() *testClock { return &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
 
-func (c *clock) Now() time.Time {
+func (c *testClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *clock) Advance(d time.Duration) {
+func (c *testClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
@@ -58,7 +58,7 @@ func mustAdd(t *testing.T, s *memory.Store, e memory.Entry) memory.Entry {
 	return got
 }
 
-func texts(es []memory.Entry) []string {
+func entryTexts(es []memory.Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Text
@@ -144,8 +144,8 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Errorf("text is escaped needlessly:\n%s", data)
 	}
 	doc := readDoc(t, path)
-	if doc.Version != 1 || !slices.Equal(texts(doc.Entries), texts([]memory.Entry{a, b, c})) {
-		t.Errorf("file holds version %d, %q", doc.Version, texts(doc.Entries))
+	if doc.Version != 1 || !slices.Equal(entryTexts(doc.Entries), entryTexts([]memory.Entry{a, b, c})) {
+		t.Errorf("file holds version %d, %q", doc.Version, entryTexts(doc.Entries))
 	}
 
 	r := openStore(t, path, memory.Options{Now: clk.Now})
@@ -179,10 +179,10 @@ func TestStoreFileIsStable(t *testing.T) {
 	}
 	first, _ := os.ReadFile(path)
 	e := s.List()[1]
-	if _, err := s.Update(e.ID, memory.Change{Pinned: ptr(true)}); err != nil {
+	if _, err := s.Update(e.ID, memory.Change{Pinned: ptrTo(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Update(e.ID, memory.Change{Pinned: ptr(false)}); err != nil {
+	if _, err := s.Update(e.ID, memory.Change{Pinned: ptrTo(false)}); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := os.ReadFile(path)
@@ -190,7 +190,7 @@ func TestStoreFileIsStable(t *testing.T) {
 	if len(first) != len(second) || countDiffLines(first, second) != 1 {
 		t.Errorf("pin and unpin changed more than one line:\n%s\n---\n%s", first, second)
 	}
-	if got := texts(s.List()); !slices.Equal(got, []string{"zeta is last alphabetically", "alpha came second", "mid entry here"}) {
+	if got := entryTexts(s.List()); !slices.Equal(got, []string{"zeta is last alphabetically", "alpha came second", "mid entry here"}) {
 		t.Errorf("order is not by creation: %q", got)
 	}
 }
@@ -206,7 +206,7 @@ func countDiffLines(a, b []byte) int {
 	return n + max(len(la), len(lb)) - min(len(la), len(lb))
 }
 
-func ptr[T any](v T) *T { return &v }
+func ptrTo[T any](v T) *T { return &v }
 
 func entriesEqual(a, b memory.Entry) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
@@ -258,19 +258,19 @@ func TestStoreBadInputChangesNothing(t *testing.T) {
 
 	// Update and Supersede check text the same way.
 	before, _ = os.ReadFile(path)
-	if _, err := s.Update(keep.ID, memory.Change{Text: ptr("")}); !errors.Is(err, memory.ErrEmpty) {
+	if _, err := s.Update(keep.ID, memory.Change{Text: ptrTo("")}); !errors.Is(err, memory.ErrEmpty) {
 		t.Errorf("Update to empty: %v", err)
 	}
-	if _, err := s.Update(keep.ID, memory.Change{Text: ptr(strings.Repeat("z", 401)), Source: ptr(memory.SourceAuto)}); !errors.Is(err, memory.ErrTooLong) {
+	if _, err := s.Update(keep.ID, memory.Change{Text: ptrTo(strings.Repeat("z", 401)), Source: ptrTo(memory.SourceAuto)}); !errors.Is(err, memory.ErrTooLong) {
 		t.Errorf("Update auto over limit: %v", err)
 	}
-	if _, err := s.Update(keep.ID, memory.Change{Kind: ptr(memory.Kind("rumour"))}); !errors.Is(err, memory.ErrUnknownKind) {
+	if _, err := s.Update(keep.ID, memory.Change{Kind: ptrTo(memory.Kind("rumour"))}); !errors.Is(err, memory.ErrUnknownKind) {
 		t.Errorf("Update unknown kind: %v", err)
 	}
 	if _, err := s.Supersede(keep.ID, memory.Entry{Text: "bell \a"}); !errors.Is(err, memory.ErrInvalidText) {
 		t.Errorf("Supersede with control character: %v", err)
 	}
-	if _, err := s.Update("nosuchid00", memory.Change{Pinned: ptr(true)}); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := s.Update("nosuchid00", memory.Change{Pinned: ptrTo(true)}); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("Update unknown ID: %v", err)
 	}
 	if err := s.Remove("nosuchid00"); !errors.Is(err, memory.ErrNotFound) {
@@ -368,7 +368,7 @@ func TestStoreCorruptFileQuarantined(t *testing.T) {
 			}
 			// The store kept its entry and wrote it back.
 			if doc := readDoc(t, path); len(doc.Entries) != 1 || doc.Entries[0].Text != "written after the corruption" {
-				t.Errorf("after the second corruption the file holds %q", texts(doc.Entries))
+				t.Errorf("after the second corruption the file holds %q", entryTexts(doc.Entries))
 			}
 		})
 	}
@@ -444,7 +444,7 @@ func TestStoreLegacyShapes(t *testing.T) {
 			}
 			got := s.List()
 			if len(got) != len(tc.want) {
-				t.Fatalf("got %q, want %d entries", texts(got), len(tc.want))
+				t.Fatalf("got %q, want %d entries", entryTexts(got), len(tc.want))
 			}
 			byText := map[string]memory.Entry{}
 			for _, e := range got {
@@ -482,14 +482,14 @@ func TestStoreLegacyShapes(t *testing.T) {
 			os.WriteFile(other, []byte(tc.content), 0o600)
 			os.Chtimes(other, mtime, mtime)
 			o := openStore(t, other, memory.Options{})
-			if !slices.Equal(ids(o.List()), ids(got)) {
-				t.Errorf("IDs differ between two readers: %v vs %v", ids(o.List()), ids(got))
+			if !slices.Equal(entryIDs(o.List()), entryIDs(got)) {
+				t.Errorf("IDs differ between two readers: %v vs %v", entryIDs(o.List()), entryIDs(got))
 			}
 		})
 	}
 }
 
-func ids(es []memory.Entry) []string {
+func entryIDs(es []memory.Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.ID
@@ -604,7 +604,7 @@ func TestStoreEvictionOrder(t *testing.T) {
 		mustAdd(t, s, memory.Entry{Kind: newKind, Text: text})
 		e, _ := s.Get(wantGone.ID)
 		if e.Deleted.IsZero() {
-			t.Fatalf("after adding %q, %q was not evicted; live: %q", text, wantGone.Text, texts(s.List()))
+			t.Fatalf("after adding %q, %q was not evicted; live: %q", text, wantGone.Text, entryTexts(s.List()))
 		}
 		if s.Len() != 6 {
 			t.Fatalf("store has %d live entries, cap 6", s.Len())
@@ -667,11 +667,11 @@ func TestStoreSupersedeChain(t *testing.T) {
 		t.Errorf("links: v2 %+v v3 %+v", v2, v3)
 	}
 	r := openStore(t, path, memory.Options{})
-	if got := texts(r.List()); !slices.Equal(got, []string{v3.Text}) {
+	if got := entryTexts(r.List()); !slices.Equal(got, []string{v3.Text}) {
 		t.Errorf("live entries %q", got)
 	}
 	hist := r.History(v2.ID)
-	if got := texts(hist); !slices.Equal(got, []string{v1.Text, v2.Text, v3.Text}) {
+	if got := entryTexts(hist); !slices.Equal(got, []string{v1.Text, v2.Text, v3.Text}) {
 		t.Fatalf("history %q", got)
 	}
 	if hist[0].SupersededBy != v2.ID || hist[1].SupersededBy != v3.ID || hist[0].Pinned || hist[0].Live() {
@@ -700,7 +700,7 @@ func TestStoreRemoveRestoreAndTombstoneExpiry(t *testing.T) {
 	if err := s.Remove(a.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("second Remove: %v", err)
 	}
-	if got := texts(s.List()); !slices.Equal(got, []string{b.Text}) {
+	if got := entryTexts(s.List()); !slices.Equal(got, []string{b.Text}) {
 		t.Errorf("live after remove: %q", got)
 	}
 	doc := readDoc(t, path)
@@ -731,7 +731,7 @@ func TestStoreUpdate(t *testing.T) {
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{Now: clk.Now})
 	e := mustAdd(t, s, memory.Entry{Text: "draft text", Source: memory.SourceAuto})
 	clk.Advance(time.Minute)
-	got, err := s.Update(e.ID, memory.Change{Text: ptr(strings.Repeat("w", 500)), Kind: ptr(memory.Kind("lesson-learned")), Pinned: ptr(true)})
+	got, err := s.Update(e.ID, memory.Change{Text: ptrTo(strings.Repeat("w", 500)), Kind: ptrTo(memory.Kind("lesson-learned")), Pinned: ptrTo(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -739,7 +739,7 @@ func TestStoreUpdate(t *testing.T) {
 		t.Errorf("updated %+v", got)
 	}
 	clk.Advance(time.Minute)
-	same, err := s.Update(e.ID, memory.Change{Pinned: ptr(true)})
+	same, err := s.Update(e.ID, memory.Change{Pinned: ptrTo(true)})
 	if err != nil || !same.Updated.Equal(got.Updated) {
 		t.Errorf("a no-op update bumped Updated: %v %v", same.Updated, err)
 	}
@@ -824,8 +824,8 @@ func TestParseImport(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !slices.Equal(texts(es), tc.texts) {
-				t.Fatalf("got %q, %v; want %q", texts(es), err, tc.texts)
+			if err != nil || !slices.Equal(entryTexts(es), tc.texts) {
+				t.Fatalf("got %q, %v; want %q", entryTexts(es), err, tc.texts)
 			}
 		})
 	}
