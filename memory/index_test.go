@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// randomText draws words (English, Chinese, identifiers) from a small
+// recallRandText draws words (English, Chinese, identifiers) from a small
 // vocabulary so that queries and entries overlap; now and then it is long
 // enough to be chunked.
-func randomText(r *rand.Rand) string {
+func recallRandText(r *rand.Rand) string {
 	words := strings.Fields("deploy server config tabs spaces python rust memory recall index " +
 		"MAX_HISTORY_CHARS camelCase 发布 日期 配置 服务器 偏好 记忆 项目 Bluebird 2026 v1.2.3")
 	n := 1 + r.IntN(12)
@@ -31,22 +31,22 @@ func randomText(r *rand.Rand) string {
 	return b.String()
 }
 
-var testBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+var recallBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-func randomEntry(r *rand.Rand, id string) Entry {
-	created := testBase.Add(time.Duration(r.IntN(40)) * time.Hour)
+func recallRandEntry(r *rand.Rand, id string) Entry {
+	created := recallBase.Add(time.Duration(r.IntN(40)) * time.Hour)
 	return Entry{
 		ID:      id,
 		Kind:    Kinds[r.IntN(len(Kinds))],
-		Text:    randomText(r),
+		Text:    recallRandText(r),
 		Pinned:  r.IntN(10) == 0,
 		Created: created,
 		Updated: created,
 	}
 }
 
-// searchAll runs a fixed set of queries with and without cut-off.
-func searchAll(ix *Index) [][]Hit {
+// recallQueries runs a fixed set of queries with and without cut-off.
+func recallQueries(ix *Index) [][]Hit {
 	queries := []struct {
 		q    string
 		hist []string
@@ -80,7 +80,7 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 				id := fmt.Sprintf("e%d", r.IntN(400))
 				switch op := r.IntN(10); {
 				case op < 6: // add or update
-					e := randomEntry(r, id)
+					e := recallRandEntry(r, id)
 					if old, ok := live[id]; ok {
 						e.Created = old.Created
 					} else {
@@ -95,8 +95,8 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 						order = slices.DeleteFunc(order, func(s string) bool { return s == id })
 					}
 				case op < 9: // a tombstone is removed too
-					e := randomEntry(r, id)
-					e.Deleted = testBase
+					e := recallRandEntry(r, id)
+					e.Deleted = recallBase
 					ix.Put(e)
 					if _, ok := live[id]; ok {
 						delete(live, id)
@@ -117,10 +117,10 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 			for _, id := range order {
 				fresh.Put(live[id])
 			}
-			got, want := searchAll(ix), searchAll(fresh)
+			got, want := recallQueries(ix), recallQueries(fresh)
 			for i := range want {
 				if !reflect.DeepEqual(got[i], want[i]) {
-					t.Fatalf("query %d: incremental index gives\n%v\nrebuilt gives\n%v", i, brief(got[i]), brief(want[i]))
+					t.Fatalf("query %d: incremental index gives\n%v\nrebuilt gives\n%v", i, briefHits(got[i]), briefHits(want[i]))
 				}
 			}
 			if len(want[0]) == 0 {
@@ -130,7 +130,7 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 	}
 }
 
-func brief(hits []Hit) []string {
+func briefHits(hits []Hit) []string {
 	var out []string
 	for _, h := range hits {
 		out = append(out, fmt.Sprintf("%s/%d %.4f %q", h.Entry.ID, h.Chunk, h.Score, h.Terms))
@@ -155,7 +155,7 @@ func TestIndexCompactFreesTerms(t *testing.T) {
 	}
 	hits := ix.Search("unique599 shared", nil, RecallOptions{})
 	if len(hits) != 1 || hits[0].Entry.ID != "599" {
-		t.Errorf("after compaction: %v", brief(hits))
+		t.Errorf("after compaction: %v", briefHits(hits))
 	}
 }
 
@@ -163,7 +163,7 @@ func TestIndexConcurrent(t *testing.T) {
 	ix := NewIndex()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 200 {
-		ix.Put(randomEntry(r, fmt.Sprint(i)))
+		ix.Put(recallRandEntry(r, fmt.Sprint(i)))
 	}
 	var wg sync.WaitGroup
 	for w := range 4 {
@@ -172,11 +172,11 @@ func TestIndexConcurrent(t *testing.T) {
 			for i := range 300 {
 				switch w {
 				case 0:
-					ix.Put(randomEntry(r, fmt.Sprint(r.IntN(300))))
+					ix.Put(recallRandEntry(r, fmt.Sprint(r.IntN(300))))
 				case 1:
 					ix.Delete(fmt.Sprint(r.IntN(300)))
 				default:
-					ix.Search(randomText(r), []string{randomText(r)}, RecallOptions{K: 1 + i%10})
+					ix.Search(recallRandText(r), []string{recallRandText(r)}, RecallOptions{K: 1 + i%10})
 					ix.Len()
 				}
 			}
