@@ -33,14 +33,14 @@ func hitIDs(hits []memory.Hit) []string {
 
 func TestSearchFinds(t *testing.T) {
 	ix := newTestIndex(memory.KindFact,
-		"The user painted a sunset over the lake last summer.",       // m0
-		"Project Bluebird 计划在三月发布第一个版本。",                           // m1
-		"Set MAX_HISTORY_CHARS to 4000 in the agent config.",          // m2
-		"用户喜欢用 Go 写命令行工具，不喜欢 Python。",                             // m3
-		"The staging server runs on port 8443 behind nginx.",          // m4
+		"The user painted a sunset over the lake last summer.",         // m0
+		"Project Bluebird 计划在三月发布第一个版本。",                               // m1
+		"Set MAX_HISTORY_CHARS to 4000 in the agent config.",           // m2
+		"用户喜欢用 Go 写命令行工具，不喜欢 Python。",                                  // m3
+		"The staging server runs on port 8443 behind nginx.",           // m4
 		"Call maxRetryCount before giving up on the upstream request.", // m5
-		"周末去爬山，天气很好。",                                                 // m6
-		"Prefers dark mode in every editor.",                          // m7
+		"周末去爬山，天气很好。",                                                  // m6
+		"Prefers dark mode in every editor.",                           // m7
 	)
 	tests := []struct {
 		query string
@@ -48,7 +48,7 @@ func TestSearchFinds(t *testing.T) {
 	}{
 		{"what did I paint?", "m0"},           // stemming: paint / painted
 		{"paintings", "m0"},                   // plural and -ing
-		{"Bluebird 什么时候发布", "m1"},            // mixed English and Chinese
+		{"Bluebird 什么时候发布", "m1"},             // mixed English and Chinese
 		{"bluebird release", "m1"},            // the English word alone
 		{"发布时间", "m1"},                        // Chinese bigram
 		{"history chars limit", "m2"},         // identifier parts
@@ -108,9 +108,9 @@ func TestSearchKindLabels(t *testing.T) {
 func TestSearchFollowUpUsesHistory(t *testing.T) {
 	ix := newTestIndex(memory.KindFact,
 		"Deploys go through the blue-green pipeline; never push to prod directly.", // m0
-		"The user's cat is called Miso.",                                          // m1
-		"数据库迁移要先在预发布环境跑一遍，再上生产。",                                                 // m2
-		"User prefers pytest over unittest for Python tests.",                     // m3
+		"The user's cat is called Miso.",                                           // m1
+		"数据库迁移要先在预发布环境跑一遍，再上生产。",                                                   // m2
+		"User prefers pytest over unittest for Python tests.",                      // m3
 	)
 	tests := []struct {
 		name    string
