@@ -70,6 +70,12 @@ func listed(t *testing.T, out string) [][]string {
 
 func TestMemoryCLIWorkflow(t *testing.T) {
 	c := newCLI(t)
+	if out := c.ok("memory", "list"); out != "" {
+		t.Errorf("empty list: %q", out)
+	}
+	if out := c.ok("memory", "list", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("empty list --json: %q", out)
+	}
 	id1 := strings.TrimSpace(c.ok("memory", "add", "--kind", "pref", "Answer", "in", "British", "English."))
 	id2 := strings.TrimSpace(c.ok("memory", "add", "--pin", "--", "--dashes\tand\ttabs"))
 	code, out, errs := c.run("line one\nline two\n", "memory", "add", "-", "--kind", "lesson")
@@ -112,8 +118,9 @@ func TestMemoryCLIWorkflow(t *testing.T) {
 		t.Errorf("list --all: %q", all)
 	}
 	c.ok("memory", "restore", id2)
-	if rows := listed(t, c.ok("memory", "list")); len(rows) != 3 {
-		t.Errorf("after restore: %q", rows)
+	c.ok("memory", "edit", "--text", "--dashes and no tabs", id2)
+	if rows := listed(t, c.ok("memory", "list")); len(rows) != 3 || rows[1][0] != id2 || rows[1][3] != "--dashes and no tabs" {
+		t.Errorf("after restore and edit: %q", rows)
 	}
 
 	// The JSON of add says whether the entry is new.
