@@ -28,6 +28,16 @@
 // overwritten: it is moved to <file>.corrupt-<time> and the store reports a
 // *CorruptError from Err until ClearErr.
 //
+// # Policy
+//
+// Add deduplicates: texts are compared after normalising (lower case,
+// full-width folded, white space and punctuation dropped), equal or
+// contained within rune thresholds (DedupeMinRunes); a duplicate refreshes
+// the existing entry and the stronger kind wins. A store holds at most
+// Options.MaxEntries entries; going over evicts (as tombstones) unpinned
+// entries, superseded history first, then the weakest kind, then the least
+// recently used or updated.
+//
 // # Watching the file
 //
 // Store.Reload merges the file's current contents and is cheap when nothing
@@ -38,4 +48,6 @@
 // # Concurrency
 //
 // Store and Index methods are safe for concurrent use from any goroutine.
+// Store.Recall searches an Index the store builds on first use and keeps
+// current on every change.
 package memory
