@@ -178,6 +178,7 @@ func (p *chatPane) submit() {
 	if p.sendText(text) {
 		p.input.SetText("")
 	}
+	p.focus()
 }
 
 // retry sends the last question again.

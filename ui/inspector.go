@@ -67,6 +67,7 @@ type inspector struct {
 	undoID       string
 	undoStore    memStore
 	noProject    fyne.CanvasObject
+	empty        *caption
 	ed           *memEditor
 	body         *fyne.Container
 	root         fyne.CanvasObject
@@ -134,7 +135,11 @@ func newInspector(u *UI) *inspector {
 		i.bannerBox,
 	)
 	bottom := container.NewVBox(i.undoBox, i.ed.root)
-	i.body = container.NewBorder(top, bottom, nil, nil, container.NewStack(i.list, i.noProject))
+	i.empty = captionLabel("")
+	i.empty.seg.Style.Alignment = fyne.TextAlignCenter
+	i.empty.Hide()
+	emptyBox := container.NewVBox(layout.NewSpacer(), i.empty, layout.NewSpacer())
+	i.body = container.NewBorder(top, bottom, nil, nil, container.NewStack(i.list, emptyBox, i.noProject))
 	i.root = container.NewPadded(i.body)
 	i.showTabs()
 	return i
@@ -276,6 +281,7 @@ func (i *inspector) open() {
 	if i.scope == agent.ScopeProject && i.project == "" {
 		i.store = nil
 		i.rows = nil
+		i.empty.Hide()
 		i.list.Refresh()
 		i.count.SetText("")
 		i.bannerBox.Hide()
@@ -344,8 +350,15 @@ func (i *inspector) reload() {
 			i.list.Refresh()
 			if q == "" {
 				i.count.SetText(plural(total, "memory", "memories"))
+				i.empty.SetText("No memories yet. Engram keeps what matters as you chat; " +
+					"add your own with Add.")
 			} else {
 				i.count.SetText(fmt.Sprintf("%d of %d", len(rows), total))
+				i.empty.SetText("No memory matches “" + q + "”.")
+			}
+			if (len(rows) == 0) != i.empty.Visible() {
+				i.empty.Hidden = len(rows) != 0
+				i.relayout()
 			}
 			i.showErr(err)
 		}
@@ -483,7 +496,7 @@ type memEditor struct {
 	id     string // "" for a new memory
 	orig   memory.Entry
 	title  *widget.Label
-	text   *widget.Entry
+	text   *shortcutEntry
 	kind   *widget.Select
 	pinned *widget.Check
 	msg    *widget.Label
@@ -495,7 +508,9 @@ type memEditor struct {
 func newMemEditor(i *inspector) *memEditor {
 	ed := &memEditor{i: i}
 	ed.title = widget.NewLabelWithStyle("New memory", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	ed.text = widget.NewMultiLineEntry()
+	ed.text = newShortcutEntry()
+	ed.text.MultiLine = true
+	ed.text.onShortcut = i.u.shortcut
 	ed.text.Wrapping = fyne.TextWrapWord
 	ed.text.SetMinRowsVisible(3)
 	ed.text.SetPlaceHolder("What should Engram remember?")

@@ -70,6 +70,7 @@ type messageView struct {
 	body     *fyne.Container
 	details  *fyne.Container
 	lastText string
+	pending  bool
 	rendered bool
 }
 
@@ -85,16 +86,17 @@ var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
 // update redraws the message after its state changed.
 func (v *messageView) update() {
 	m := v.m
-	if !v.rendered || m.Text != v.lastText {
-		text := m.Text
-		if m.pending && text == "" {
+	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
+		switch {
+		case m.pending && m.Text == "":
 			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
-		} else {
-			v.body.Objects = renderMarkdown(text, v.act.copy)
+		case m.Text == "":
+			v.body.Objects = nil
+		default:
+			v.body.Objects = renderMarkdown(m.Text, v.act.copy)
 		}
 		v.body.Refresh()
-		v.lastText = m.Text
-		v.rendered = true
+		v.lastText, v.pending, v.rendered = m.Text, m.pending, true
 	}
 
 	var parts []fyne.CanvasObject
@@ -159,7 +161,7 @@ func summaryLine(hits, tools int) string {
 func (v *messageView) disclosure() fyne.CanvasObject {
 	m := v.m
 	if len(m.Recalled) == 0 && len(m.Tools) == 0 {
-		if m.pending {
+		if m.pending || m.Err != "" || m.Stopped {
 			return nil
 		}
 		return dimLabel("No memories recalled")

@@ -122,8 +122,7 @@ func (u *UI) openSettings() {
 	}
 	u.settingsOpen = true
 	f := newSettingsForm(u.cfg)
-	var d dialog.Dialog
-	d = dialog.NewForm("Settings", "Save", "Cancel", f.items(), func(ok bool) {
+	d := dialog.NewForm("Settings", "Save", "Cancel", f.items(), func(ok bool) {
 		u.settingsOpen = false
 		if !ok {
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,7 +70,7 @@ func (t *toolbar) showChat(c ChatInfo) {
 func (t *toolbar) setConfig(c agent.Config) {
 	t.showing = true
 	defer func() { t.showing = false }()
-	if c.Model != "" && !contains(t.model.Options, c.Model) {
+	if c.Model != "" && !slices.Contains(t.model.Options, c.Model) {
 		t.model.SetOptions(append([]string{c.Model}, t.model.Options...))
 	}
 	t.model.SetSelected(c.Model)
@@ -92,7 +93,7 @@ func (t *toolbar) loadModels() {
 				return
 			}
 			cur := u.cfg.Model
-			if cur != "" && !contains(models, cur) {
+			if cur != "" && !slices.Contains(models, cur) {
 				models = append([]string{cur}, models...)
 			}
 			t.showing = true
@@ -241,7 +242,7 @@ func (u *UI) pinProject(dir string) {
 				return
 			}
 			u.recent = recent
-			if dir != "" && !contains(u.recent, dir) {
+			if dir != "" && !slices.Contains(u.recent, dir) {
 				u.recent = append([]string{dir}, u.recent...)
 			}
 			info.Project = dir
@@ -282,12 +283,3 @@ func shortPath(dir string) string {
 
 // baseName is a folder's last element.
 func baseName(dir string) string { return filepath.Base(dir) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

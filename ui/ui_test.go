@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -364,7 +365,7 @@ func TestPinProject(t *testing.T) {
 	if got := liveTexts(readEntries(t, ppath)); len(got) != 1 {
 		t.Fatalf("project memory file holds %q", got)
 	}
-	if !contains(h.u.recent, dir) {
+	if !slices.Contains(h.u.recent, dir) {
 		t.Error("the folder is not among the recent projects")
 	}
 	h.u.pinProject("")
