@@ -246,8 +246,9 @@ func (s *Store) Get(id string) (Entry, bool) {
 }
 
 // History returns the supersede chain through id, oldest first: the entries
-// it replaced, itself, and the entries that replaced it. Nil if id is
-// unknown.
+// it replaced, itself, and the entries that replaced it. Versions kept from
+// a merge conflict (see Reload) come just before the entry that won. Nil if
+// id is unknown.
 func (s *Store) History(id string) []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -276,7 +277,18 @@ func (s *Store) History(id string) []Entry {
 		chain = append(chain, ne)
 		n = ne.SupersededBy
 	}
-	return chain
+	var out []Entry
+	for _, c := range chain {
+		var side []Entry
+		for _, r := range s.recs {
+			if r.SupersededBy == c.ID && !seen[r.ID] {
+				side = append(side, r)
+			}
+		}
+		slices.SortFunc(side, fileCompare)
+		out = append(append(out, side...), c)
+	}
+	return out
 }
 
 // Add stores a new entry. Kind may be an alias (empty is fact), Source

@@ -139,6 +139,9 @@ func TestStoreReloadStaleSave(t *testing.T) {
 	if len(s.List()) != 3 {
 		t.Errorf("live: %q", entryTexts(s.List()))
 	}
+	if h := entryTexts(s.History(a.ID)); !slices.Equal(h, []string{"alpha as the person edited it", a2.Text}) {
+		t.Errorf("History(alpha) = %q", h)
+	}
 }
 
 func TestStoreReloadVanishedFile(t *testing.T) {
