@@ -100,10 +100,23 @@ func (u *UI) Start() {
 		return
 	}
 	u.started = true
-	u.pumpWG.Add(1)
+	u.pumpWG.Add(2)
 	go func() {
 		defer u.pumpWG.Done()
 		pump(u.ctx, u.b.Events(), u.do, u.apply)
+	}()
+	go func() { // keeps "5 min ago" in the chat list true
+		defer u.pumpWG.Done()
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-u.ctx.Done():
+				return
+			case <-t.C:
+				u.do(u.list.list.Refresh)
+			}
+		}
 	}()
 	u.cfg = u.b.Config()
 	u.bar.setConfig(u.cfg)

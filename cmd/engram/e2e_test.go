@@ -340,6 +340,24 @@ func TestE2E(t *testing.T) {
 	}
 	s.stop()
 
+	// A chat pinned to a project folder with an AGENTS.md: the toolbar shows
+	// the folder and the file, the Project tab its memories.
+	pinned := newSession(t, display, t.TempDir())
+	proj := filepath.Join(pinned.xdg, "home", "code", "bluebird")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("# bluebird\n用中文回答。\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pinProjectChat(t, pinned.paths(), proj, srv.BaseURL())
+	pinned.start(bin)
+	time.Sleep(500 * time.Millisecond)
+	pinned.xdo("mousemove", "--window", pinned.window(), "1180", "118", "click", "1")
+	time.Sleep(700 * time.Millisecond)
+	t.Logf("screenshot %s", pinned.shot(out, "project"))
+	pinned.stop()
+
 	// First run with nothing configured: the settings open by themselves.
 	first := newSession(t, display, t.TempDir())
 	first.start(bin)
@@ -347,6 +365,44 @@ func TestE2E(t *testing.T) {
 	t.Logf("screenshot %s", first.shot(out, "first-run"))
 	first.xdo("key", "Escape")
 	first.stop()
+}
+
+// pinProjectChat prepares a chat pinned to proj, with project memories.
+func pinProjectChat(t *testing.T, p agent.Paths, proj, baseURL string) {
+	t.Helper()
+	cfg := agent.Config{BaseURL: baseURL, Model: "fake-model", AutoRecall: true}
+	if err := agent.SaveConfig(p.ConfigFile(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := agent.New(agent.Options{Config: cfg, Paths: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	c, err := ag.NewChat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.RenameChat(c.ID, "bluebird 部署"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.SetProject(c.ID, proj); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ag.Memory(agent.ScopeProject, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []memory.Entry{
+		{Kind: memory.KindFact, Text: "bluebird 用 make deploy 部署到 fly.io"},
+		{Kind: memory.KindCorrection, Text: "不要改 migrations/ 里已经发布的文件，新建一个迁移"},
+		{Kind: memory.KindLesson, Text: "CI 的集成测试要先启动 Postgres 容器"},
+	} {
+		e.Source = memory.SourceUser
+		if _, _, err := st.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func firstUser(reqs []agenttest.Request) string {
