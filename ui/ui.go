@@ -100,6 +100,9 @@ func (u *UI) Start() {
 		return
 	}
 	u.started = true
+	u.cfg = u.b.Config()
+	u.bar.setConfig(u.cfg)
+	u.pane.focus()
 	u.pumpWG.Add(2)
 	go func() {
 		defer u.pumpWG.Done()
@@ -118,8 +121,6 @@ func (u *UI) Start() {
 			}
 		}
 	}()
-	u.cfg = u.b.Config()
-	u.bar.setConfig(u.cfg)
 	u.insp.setScope(agent.ScopeGlobal)
 	u.bg(func() func() {
 		chats := u.b.Chats()
@@ -146,7 +147,6 @@ func (u *UI) Start() {
 		}
 	})
 	u.bar.loadModels()
-	u.pane.focus()
 }
 
 // Close stops the event pump and waits for background work.
