@@ -244,6 +244,7 @@ func seedMemories(t *testing.T, path string) {
 }
 
 const (
+	longQuestion = "Write the full deploy checklist"
 	question     = "部署脚本怎么改？"
 	answerMarker = "部署前先跑"
 	toolMemory   = "部署后用 kubectl logs 检查日志"
@@ -263,8 +264,12 @@ func TestE2E(t *testing.T) {
 	srv := agenttest.NewServer()
 	defer srv.Close()
 	srv.Models = []string{"fake-model", "qwen2.5:7b"}
+	hold := make(chan struct{})
+	defer close(hold)
 	srv.Respond = func(r agenttest.Request) agenttest.Reply {
 		switch {
+		case r.LastUser() == longQuestion:
+			return agenttest.Reply{Pieces: []string{"## 部署清单\n\n1. 先跑 `./deploy.sh --dry-run`\n2. 检查输出里的 diff\n3. "}, Hold: hold}
 		case strings.HasPrefix(r.System(), "You maintain the long-term memory"):
 			return agenttest.Reply{Text: `[{"kind":"preference","text":"` + distilled + `","scope":"global"}]`}
 		case len(r.ToolResults()) == 0 && slices.Contains(r.Tools, agent.ToolMemoryWrite):
@@ -311,6 +316,29 @@ func TestE2E(t *testing.T) {
 	s.xdo("type", "--delay", "120", "部署")
 	time.Sleep(700 * time.Millisecond)
 	t.Logf("screenshot %s", s.shot(out, "inspector"))
+
+	// A second question streams and holds: Stop shows; Esc stops it and
+	// the partial answer is kept.
+	s.xdo("key", "Escape") // clears the memory search
+	s.xdo("mousemove", "--window", s.window(), "500", "750", "click", "1")
+	s.xdo("type", "--delay", "20", longQuestion)
+	s.xdo("key", "Return")
+	waitFor(t, 10*time.Second, "the held answer", func() bool {
+		return len(srv.Requests()) > 0 &&
+			srv.Requests()[len(srv.Requests())-1].LastUser() == longQuestion
+	})
+	time.Sleep(700 * time.Millisecond)
+	t.Logf("screenshot %s", s.shot(out, "streaming"))
+	s.xdo("key", "Escape")
+	waitFor(t, 10*time.Second, "the stopped answer saved", func() bool {
+		files, _ := filepath.Glob(filepath.Join(p.ChatsDir(), "*.json"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(`"stopped": true`)) {
+				return true
+			}
+		}
+		return false
+	})
 
 	b, err := os.ReadFile(p.GlobalMemory())
 	if err != nil {
