@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -17,11 +18,10 @@ type Index struct {
 	params rankParams
 	tok    tokenizer // used by Put, under mu
 
-	words     map[string]int32   // word term → term id
-	cjk       map[uint64]int32   // CJK unigram or bigram (two runes) → term id
+	words     keyTable           // word term, by its 64-bit hash → term id
+	cjk       keyTable           // CJK unigram or bigram (two runes) → term id
 	terms     []termInfo         // by term id
 	freeTerms []int32            // ids of terms with no postings left, for reuse
-	cache     *termCache         // used by Put, under mu
 	uni       []int32            // CJK unigram term id + 1 by rune (BMP), used by Put
 	labels    map[string][]int32 // term ids of each kind label, used by Put
 
@@ -47,8 +47,12 @@ type Index struct {
 	totLen  int64 // total length of live chunks
 	newest  time.Time
 
-	// scratch for Put
-	ids []int32
+	// scratch for Put: a chunk's terms, and for each term id the last
+	// chunk (stamp) that held it and where in terms
+	ids   []uint32
+	seen  []int32
+	at    []int32
+	stamp int32
 
 	pool sync.Pool // *searchScratch
 }
@@ -115,8 +119,6 @@ type entrySlot struct {
 func NewIndex() *Index {
 	return &Index{
 		params: defaultParams,
-		words:  make(map[string]int32),
-		cjk:    make(map[uint64]int32),
 		byID:   make(map[string]int32),
 		groups: make(map[int64][]int32),
 	}
@@ -136,6 +138,62 @@ var kindLabels = map[Kind]string{
 func (ix *Index) Put(e Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.putLocked(e, false)
+}
+
+// PutAll puts many entries, as many calls of Put would. Into an empty
+// index (a store being loaded) it is faster: the postings are laid out once
+// at the end, each list in one piece, instead of growing entry by entry.
+func (ix *Index) PutAll(es []Entry) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	bulk := len(ix.docLen) == 0
+	if bulk {
+		seen := make(map[string]struct{}, len(es))
+		for _, e := range es {
+			if _, dup := seen[e.ID]; dup {
+				bulk = false
+				break
+			}
+			seen[e.ID] = struct{}{}
+		}
+	}
+	for _, e := range es {
+		ix.putLocked(e, bulk)
+	}
+	if bulk {
+		ix.layPostings()
+	}
+}
+
+// layPostings builds every postings list from the chunks' term lists (after
+// a bulk PutAll): count, then place each posting, in doc order.
+func (ix *Index) layPostings() {
+	next := make([]int32, len(ix.terms)+1) // start of each list, then its cursor
+	for _, m := range ix.docMeta {
+		for _, v := range m.terms {
+			next[v>>tfBits+1]++
+		}
+	}
+	for i := 1; i < len(next); i++ {
+		next[i] += next[i-1]
+	}
+	arena := make([]uint32, next[len(next)-1])
+	for id := range ix.terms {
+		start, end := next[id], next[id+1]
+		ix.terms[id].post = arena[start:start:end]
+		ix.terms[id].df = end - start
+	}
+	for d, m := range ix.docMeta {
+		for _, v := range m.terms {
+			t := &ix.terms[v>>tfBits]
+			t.post = append(t.post, uint32(d)<<tfBits|v&tfMax)
+		}
+	}
+}
+
+// putLocked is Put; with bulk, postings are left for layPostings.
+func (ix *Index) putLocked(e Entry, bulk bool) {
 	if !e.Live() {
 		ix.deleteLocked(e.ID)
 		return
@@ -170,7 +228,7 @@ func (ix *Index) Put(e Entry) {
 	s.docs = s.docs[:0]
 	label := kindLabels[e.Kind]
 	for ci, sp := range chunkText(e.Text) {
-		d := ix.addDoc(slot, int32(ci), sp, e.Text[sp.start:sp.end], label)
+		d := ix.addDoc(slot, int32(ci), sp, e.Text[sp.start:sp.end], label, bulk)
 		s.docs = append(s.docs, d)
 	}
 	if t := entryTime(e); t.After(ix.newest) {
@@ -198,44 +256,65 @@ func entryTime(e Entry) time.Time {
 }
 
 // addDoc indexes one chunk and returns its doc id.
-func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string) int32 {
-	ids := ix.ids[:0]
+func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string, bulk bool) int32 {
+	d := int32(len(ix.docLen))
+	terms, length := ix.chunkTerms(text, label)
+	if !bulk {
+		for _, v := range terms {
+			t := &ix.terms[v>>tfBits]
+			t.post = append(t.post, uint32(d)<<tfBits|v&tfMax)
+			t.df++
+		}
+	}
+	ix.docLen = append(ix.docLen, length)
+	ix.docSlot = append(ix.docSlot, slot)
+	ix.docMeta = append(ix.docMeta, chunkMeta{
+		chunk: chunk, offset: int32(sp.runeOff), start: int32(sp.start), end: int32(sp.end), terms: terms,
+	})
+	ix.live++
+	ix.totLen += int64(length)
+	return d
+}
+
+// chunkTerms tokenizes a chunk (and the label of its entry's kind) and
+// returns its distinct terms, packed with their frequencies, in id order,
+// and its length in terms.
+func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
+	ix.stamp++
+	if ix.stamp == math.MaxInt32 {
+		clear(ix.seen)
+		ix.stamp = 1
+	}
+	terms := ix.ids[:0]
+	add := func(id int32) {
+		if int(id) >= len(ix.seen) {
+			n := max(2*len(ix.seen), int(id)+1, 1024)
+			ix.seen = append(ix.seen, make([]int32, n-len(ix.seen))...)
+			ix.at = append(ix.at, make([]int32, n-len(ix.at))...)
+		}
+		if ix.seen[id] == ix.stamp {
+			if k := ix.at[id]; terms[k]&tfMax < tfMax {
+				terms[k]++
+			}
+			return
+		}
+		ix.seen[id] = ix.stamp
+		ix.at[id] = int32(len(terms))
+		terms = append(terms, uint32(id)<<tfBits|1)
+	}
 	length := int32(0)
 	ix.tok.each(text, func(term []byte, class tokClass, _, _ int) {
-		ids = append(ids, ix.termID(term, class))
+		add(ix.termID(term, class))
 		if class != tokUni && class != tokPart {
 			length++
 		}
 	})
-	ids = append(ids, ix.labelIDs(label)...)
-	slices.Sort(ids)
-	d := int32(len(ix.docLen))
-	m := chunkMeta{chunk: chunk, offset: int32(sp.runeOff), start: int32(sp.start), end: int32(sp.end)}
-	uniq := 0
-	for i := 0; i < len(ids); i++ {
-		if i == 0 || ids[i] != ids[i-1] {
-			uniq++
-		}
+	for _, id := range ix.labelIDs(label) {
+		add(id)
 	}
-	m.terms = make([]uint32, 0, uniq)
-	for i := 0; i < len(ids); {
-		j := i + 1
-		for j < len(ids) && ids[j] == ids[i] {
-			j++
-		}
-		t := &ix.terms[ids[i]]
-		t.post = append(t.post, pack(d, j-i))
-		t.df++
-		m.terms = append(m.terms, pack(ids[i], j-i))
-		i = j
-	}
-	ix.ids = ids
-	ix.docLen = append(ix.docLen, length)
-	ix.docSlot = append(ix.docSlot, slot)
-	ix.docMeta = append(ix.docMeta, m)
-	ix.live++
-	ix.totLen += int64(length)
-	return d
+	ix.ids = terms
+	slices.Sort(terms)
+	return slices.Clone(terms), length
 }
 
 // labelIDs returns the term ids of a kind label, tokenized once.
@@ -264,28 +343,27 @@ func cjkKey(term []byte) uint64 {
 	return uint64(r1)<<32 | uint64(r2)
 }
 
+// wordKey is the dictionary key of a word term: its 64-bit hash (never 0).
+// Two words of a vocabulary of millions share a hash with odds of about
+// one in ten million; they would then count as one term.
+func wordKey(term []byte) uint64 {
+	return hashText(string(term)) | 1
+}
+
 // lookup returns the id of a term, if known.
 func (ix *Index) lookup(term []byte, class tokClass) (int32, bool) {
 	if class >= tokBi {
-		id, ok := ix.cjk[cjkKey(term)]
+		id, ok := ix.cjk.get(cjkKey(term))
 		return id, ok
 	}
-	id, ok := ix.words[string(term)]
+	id, ok := ix.words.get(wordKey(term))
 	return id, ok
 }
 
 // termID returns the id of a term, adding it to the dictionary if new.
 func (ix *Index) termID(term []byte, class tokClass) int32 {
-	c := ix.cache
-	if c == nil {
-		c = new(termCache)
-		ix.cache = c
-	}
-	var slot *cachedTerm
-	var key uint64
-	if class != tokBi && class >= tokUni {
-		r, _ := utf8.DecodeRune(term)
-		if r < 1<<16 {
+	if class == tokUni || class == tokLone {
+		if r, _ := utf8.DecodeRune(term); r < 1<<16 {
 			if ix.uni == nil {
 				ix.uni = make([]int32, 1<<16)
 			}
@@ -297,23 +375,7 @@ func (ix *Index) termID(term []byte, class tokClass) int32 {
 			return id
 		}
 	}
-	if class >= tokBi {
-		key = cjkKey(term)
-		slot = &c.cjk[(key*0x9e3779b97f4a7c15)>>(64-cacheBits)]
-		if slot.key == key && slot.id > 0 {
-			return slot.id - 1
-		}
-	} else if len(term) <= cachedWordLen {
-		slot = &c.word[hashText(string(term))>>(64-cacheBits)]
-		if slot.id > 0 && string(slot.word[:slot.n]) == string(term) {
-			return slot.id - 1
-		}
-	}
-	id := ix.termID0(term, class)
-	if slot != nil {
-		slot.key, slot.id, slot.n = key, id+1, uint8(copy(slot.word[:], term))
-	}
-	return id
+	return ix.termID0(term, class)
 }
 
 // termID0 looks a term up in the dictionaries, adding it if new.
@@ -331,30 +393,11 @@ func (ix *Index) termID0(term []byte, class tokClass) int32 {
 	}
 	ix.terms[id].hash = hashText(string(term))
 	if class >= tokBi {
-		ix.cjk[cjkKey(term)] = id
+		ix.cjk.put(cjkKey(term), id)
 	} else {
-		ix.words[string(term)] = id
+		ix.words.put(wordKey(term), id)
 	}
 	return id
-}
-
-// termCache is a small direct-mapped cache in front of the dictionaries,
-// used while indexing: frequent terms are found without probing the large
-// maps, which is most of the cost of indexing a big corpus.
-type termCache struct {
-	cjk  [1 << cacheBits]cachedTerm
-	word [1 << cacheBits]cachedTerm
-}
-
-const cacheBits = 12
-
-const cachedWordLen = 22
-
-type cachedTerm struct {
-	key  uint64
-	id   int32 // term id + 1; 0 is empty
-	n    uint8
-	word [cachedWordLen]byte
 }
 
 // Delete removes an entry. Removing an entry that is not indexed does
@@ -446,27 +489,29 @@ func (ix *Index) compact() {
 		}
 		t.post = t.post[:j]
 	}
-	for term, id := range ix.words {
+	ix.words.keep(func(_ uint64, id int32) bool {
 		if len(ix.terms[id].post) == 0 {
-			delete(ix.words, term)
 			ix.terms[id] = termInfo{}
 			ix.freeTerms = append(ix.freeTerms, id)
+			return false
 		}
-	}
-	for term, id := range ix.cjk {
+		return true
+	})
+	ix.cjk.keep(func(_ uint64, id int32) bool {
 		if len(ix.terms[id].post) == 0 {
-			delete(ix.cjk, term)
 			ix.terms[id] = termInfo{}
 			ix.freeTerms = append(ix.freeTerms, id)
+			return false
 		}
-	}
+		return true
+	})
 	for i := range ix.slots {
 		for j, d := range ix.slots[i].docs {
 			ix.slots[i].docs[j] = remap[d]
 		}
 	}
 	ix.dead = 0
-	ix.cache, ix.uni, ix.labels = nil, nil, nil // freed ids may be reused
+	ix.uni, ix.labels = nil, nil // freed ids may be reused
 }
 
 // joinGroup puts a slot in its creation group, in insertion order.

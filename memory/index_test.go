@@ -130,6 +130,39 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 	}
 }
 
+func TestPutAllEqualsPut(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var es []Entry
+	for i := range 300 {
+		es = append(es, recallRandEntry(r, fmt.Sprint(i)))
+	}
+	es[7].Deleted = recallBase // not live: left out
+	one := NewIndex()
+	for _, e := range es {
+		one.Put(e)
+	}
+	all := NewIndex()
+	all.PutAll(es)
+	if !reflect.DeepEqual(recallQueries(all), recallQueries(one)) {
+		t.Fatal("PutAll and Put give different results")
+	}
+	// With a duplicate id (the later one wins), and into a non-empty index.
+	dup := append(slices.Clone(es[:50]), es[10])
+	dup[50].Text = "replaced text about deploy"
+	a, b := NewIndex(), NewIndex()
+	a.PutAll(dup)
+	for _, e := range dup {
+		b.Put(e)
+	}
+	a.PutAll(es[50:60])
+	for _, e := range es[50:60] {
+		b.Put(e)
+	}
+	if !reflect.DeepEqual(recallQueries(a), recallQueries(b)) || a.Len() != 59 {
+		t.Fatalf("PutAll with duplicates: Len %d, results differ: %v", a.Len(), !reflect.DeepEqual(recallQueries(a), recallQueries(b)))
+	}
+}
+
 func briefHits(hits []Hit) []string {
 	var out []string
 	for _, h := range hits {
@@ -143,14 +176,14 @@ func TestIndexCompactFreesTerms(t *testing.T) {
 	for i := range 600 {
 		ix.Put(Entry{ID: fmt.Sprint(i), Kind: KindFact, Text: fmt.Sprintf("unique%d shared 独特%d", i, i)})
 	}
-	terms := len(ix.words) + len(ix.cjk)
+	terms := ix.words.n + ix.cjk.n
 	for i := range 599 {
 		ix.Delete(fmt.Sprint(i))
 	}
 	if len(ix.docLen) >= 600 {
 		t.Fatalf("no compaction after removing most entries: %d dead of %d", ix.dead, len(ix.docLen))
 	}
-	if now := len(ix.words) + len(ix.cjk); now >= terms/2 {
+	if now := ix.words.n + ix.cjk.n; now >= terms/2 {
 		t.Errorf("dictionary still holds %d of %d terms after compaction", now, terms)
 	}
 	hits := ix.Search("unique599 shared", nil, RecallOptions{})
