@@ -59,11 +59,13 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	}
 
 	t0 := time.Now()
-	ix := memory.NewIndex()
-	for _, m := range mems {
-		ix.Put(memory.Entry{ID: m.ID, Kind: memory.KindFact, Text: m.Text, Source: memory.SourceImport,
-			Created: m.Created, Updated: m.Created})
+	entries := make([]memory.Entry, len(mems))
+	for i, m := range mems {
+		entries[i] = memory.Entry{ID: m.ID, Kind: memory.KindFact, Text: m.Text, Source: memory.SourceImport,
+			Created: m.Created, Updated: m.Created}
 	}
+	ix := memory.NewIndex()
+	ix.PutAll(entries)
 	build := time.Since(t0)
 
 	out := bufio.NewWriter(stdout)
