@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -79,7 +80,7 @@ func (p *chatPane) show(s *session) {
 	p.msgs.Objects = nil
 	p.sync()
 	p.setBusy(s.busy)
-	p.scroll.ScrollToBottom()
+	p.follow(true)
 }
 
 // sync adds views for messages the pane does not show yet.
@@ -103,13 +104,28 @@ func (p *chatPane) refresh(m *msgState) {
 	bottom := p.atBottom()
 	p.sync()
 	for i := len(p.views) - 1; i >= 0; i-- {
-		if p.views[i].m == m {
-			p.views[i].update()
+		if v := p.views[i]; v.m == m {
+			if v.update() {
+				p.relayoutBody(v)
+				p.follow(bottom)
+				return
+			}
 			break
 		}
 	}
 	p.relayout()
 	p.follow(bottom)
+}
+
+// relayoutBody lays out a message whose text alone changed without
+// refreshing the others (a streaming answer may redraw 30 times a second):
+// the scroll resizes its content if the messages grew, which lays out what
+// changed size; the message and its body are laid out in any case.
+func (p *chatPane) relayoutBody(v *messageView) {
+	p.scroll.Refresh()
+	v.root.Layout.Layout(v.root.Objects, v.root.Size())
+	v.body.Layout.Layout(v.body.Objects, v.body.Size())
+	canvas.Refresh(v.body)
 }
 
 // relayout recomputes the messages' size after one of them changed.
@@ -134,8 +150,11 @@ func (p *chatPane) atBottom() bool {
 	return p.scroll.Offset.Y+p.scroll.Size().Height >= content-2*theme.Padding()-40
 }
 
+// follow keeps the view at the end if it was there; the scroll is
+// refreshed first so that it knows the content's new size.
 func (p *chatPane) follow(wasBottom bool) {
 	if wasBottom {
+		p.scroll.Refresh()
 		p.scroll.ScrollToBottom()
 	}
 }

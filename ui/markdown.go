@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"slices"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -48,4 +51,56 @@ func codeBlock(code string, copy func(string)) fyne.CanvasObject {
 	btn := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copy(code) })
 	btn.Importance = widget.LowImportance
 	return container.NewStack(bg, container.NewBorder(nil, nil, nil, container.NewVBox(btn), l))
+}
+
+// markdownView shows Markdown in box. While it grows at the end (a streaming
+// answer), the blocks before its last blank line outside a code fence are
+// rendered once and kept, and only the open tail is parsed again; full
+// re-renders the whole text (when the answer is complete, so that blocks
+// that belong together, such as a loose list, are parsed as one).
+type markdownView struct {
+	box  *fyne.Container
+	copy func(string)
+	done string              // the prefix whose blocks are in kept
+	kept []fyne.CanvasObject // its widgets
+}
+
+// set shows text, reusing the widgets of an unchanged prefix unless full.
+// It lays the box out at its current size but refreshes nothing: the new
+// widgets draw themselves, the kept ones are unchanged.
+func (mv *markdownView) set(text string, full bool) {
+	if full || !strings.HasPrefix(text, mv.done) {
+		mv.done, mv.kept = "", nil
+	}
+	if !full {
+		if cut := stableCut(text); cut > len(mv.done) {
+			mv.kept = append(mv.kept, renderMarkdown(text[len(mv.done):cut], mv.copy)...)
+			mv.done = text[:cut]
+		}
+	}
+	mv.box.Objects = append(slices.Clip(mv.kept), renderMarkdown(text[len(mv.done):], mv.copy)...)
+	mv.box.Layout.Layout(mv.box.Objects, mv.box.Size())
+}
+
+// stableCut is the end of the last blank line of text outside a fenced code
+// block: appending to text cannot change how the Markdown before it renders
+// (except for rare constructs spanning blank lines, which the final full
+// render puts right).
+func stableCut(text string) int {
+	cut, fence, pos := 0, false, 0
+	for pos < len(text) {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			break // the last line is still being written
+		}
+		line := strings.TrimSpace(text[pos : pos+end])
+		pos += end + 1
+		switch {
+		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
+			fence = !fence
+		case line == "" && !fence:
+			cut = pos
+		}
+	}
+	return cut
 }

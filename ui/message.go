@@ -68,14 +68,17 @@ type messageView struct {
 	act      messageActions
 	root     *fyne.Container
 	body     *fyne.Container
+	md       *markdownView
 	details  *fyne.Container
 	lastText string
 	pending  bool
 	rendered bool
+	chrome   string // what the parts around the body were built from
 }
 
 func newMessageView(m *msgState, act messageActions) *messageView {
 	v := &messageView{m: m, act: act, body: container.NewVBox(), details: container.NewVBox()}
+	v.md = &markdownView{box: v.body, copy: act.copy}
 	v.root = container.NewVBox()
 	v.update()
 	return v
@@ -83,21 +86,42 @@ func newMessageView(m *msgState, act messageActions) *messageView {
 
 var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
 
-// update redraws the message after its state changed.
-func (v *messageView) update() {
+// chromeKey sums up what the parts around the body show, so a redraw
+// where only the text grew can leave them alone.
+func (v *messageView) chromeKey() string {
+	m := v.m
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%v|%v|%d|%v|%d|%v|%s|%v", m.Role, m.pending, m.Text == "", len(m.Recalled), m.open,
+		len(m.notices), m.Stopped, m.Err, m.settings)
+	for _, t := range m.Tools {
+		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
+	}
+	return b.String()
+}
+
+// update redraws the message after its state changed. It reports whether
+// only the body changed, in which case nothing around it was rebuilt or
+// refreshed and the caller lays it out (see chatPane.refresh).
+func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
 		switch {
 		case m.pending && m.Text == "":
 			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
+			v.body.Refresh()
 		case m.Text == "":
 			v.body.Objects = nil
+			v.body.Refresh()
 		default:
-			v.body.Objects = renderMarkdown(m.Text, v.act.copy)
+			v.md.set(m.Text, !m.pending)
 		}
-		v.body.Refresh()
 		v.lastText, v.pending, v.rendered = m.Text, m.pending, true
 	}
+	key := v.chromeKey()
+	if key == v.chrome {
+		return true
+	}
+	v.chrome = key
 
 	var parts []fyne.CanvasObject
 	switch m.Role {
@@ -133,6 +157,7 @@ func (v *messageView) update() {
 	}
 	v.root.Objects = parts
 	v.root.Refresh()
+	return false
 }
 
 // summaryLine is the disclosure's title: "3 memories recalled · 1 tool call".
@@ -172,6 +197,7 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 	}
 	btn := widget.NewButtonWithIcon(summaryLine(len(m.Recalled), len(m.Tools)), icon, func() {
 		m.open = !m.open
+		v.chrome = ""
 		v.update()
 		if v.act.changed != nil {
 			v.act.changed()

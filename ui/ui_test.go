@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -403,22 +405,33 @@ func TestSendErrorShowsSettingsAndRetry(t *testing.T) {
 func TestEscapeStops(t *testing.T) {
 	h := newHarness(t, func(fb *fakeBackend) {
 		fb.script = func(id, text string) []agent.Event {
-			return []agent.Event{agent.TurnStarted{ChatID: id, Text: text}, agent.Delta{ChatID: id, Text: "partial"}}
+			return []agent.Event{agent.TurnStarted{ChatID: id, Text: text},
+				agent.Delta{ChatID: id, Text: "First paragraph.\n\n"}, agent.Delta{ChatID: id, Text: "partial"}}
 		}
 	})
 	in := h.u.pane.input
 	test.Type(in, "write a long essay")
 	pressReturn(in, false)
+	const partial = "First paragraph.\n\npartial"
 	h.waitFor("the partial answer", func() bool {
 		a := h.u.currentSession().lastAnswer()
-		return a != nil && a.Text == "partial"
+		return a != nil && a.Text == partial
 	})
 	if !h.u.pane.stopB.Visible() {
 		t.Fatal("Stop is not shown while the answer streams")
 	}
+	view := h.u.pane.views[len(h.u.pane.views)-1]
+	if len(view.body.Objects) < 2 {
+		t.Fatalf("the streaming answer has %d blocks, want the kept paragraph and the tail", len(view.body.Objects))
+	}
+	for _, o := range view.body.Objects {
+		if o.Size().Width == 0 || o.Size().Height == 0 {
+			t.Fatalf("a block of the streaming answer was not laid out: %T %v", o, o.Size())
+		}
+	}
 	in.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	h.waitFor("the stop", func() bool { return !h.u.currentSession().busy })
-	if a := h.u.currentSession().lastAnswer(); !a.Stopped || a.Text != "partial" {
+	if a := h.u.currentSession().lastAnswer(); !a.Stopped || a.Text != partial {
 		t.Fatalf("after Esc: stopped %v, text %q", a.Stopped, a.Text)
 	}
 }
@@ -639,5 +652,131 @@ func TestProjectMenuOffersRecentFolders(t *testing.T) {
 	h.settle()
 	if c, _ := h.fb.Chat(h.u.current); c.Project != dir {
 		t.Fatalf("picking the recent folder pinned %q", c.Project)
+	}
+}
+
+// BenchmarkStreamRedraw measures one redraw of a long streaming answer (the
+// pump allows about 30 a second).
+func BenchmarkStreamRedraw(b *testing.B) {
+	test.NewTempApp(b)
+	var sb strings.Builder
+	for n := 0; sb.Len() < 8000; n++ {
+		sb.WriteString("Paragraph " + strconv.Itoa(n) + " with **bold**, `code` and 中文文本。\n\n")
+		if n%5 == 4 {
+			sb.WriteString("```go\nfunc main() { println(" + strconv.Itoa(n) + ") }\n```\n\n")
+		}
+	}
+	text := sb.String()
+	m := &msgState{Message: Message{Role: agent.RoleAssistant}, pending: true}
+	v := newMessageView(m, messageActions{copy: func(string) {}})
+	w := test.NewWindow(v.root)
+	defer w.Close()
+	w.Resize(fyne.NewSize(600, 800))
+	for b.Loop() {
+		m.Text = text[:len(text)-1]
+		v.update()
+		m.Text = text
+		v.update()
+		v.root.MinSize()
+	}
+}
+
+func TestStableCut(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"one paragraph", 0},
+		{"para\n\nnext", 6},
+		{"para\n\n```go\nx\n\ny\n", 6},
+		{"para\n\n```go\nx\n\ny\n```\n\ntail", 22},
+		{"a\n\nb\n\n", 6},
+		{"  ~~~\n\n~~~\n", 0},
+	} {
+		if got := stableCut(c.text); got != c.want {
+			t.Errorf("stableCut(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}
+
+// TestStreamedMarkdownMatchesFullRender checks that the incremental
+// rendering of a streaming answer shows the same text as rendering it whole.
+func TestStreamedMarkdownMatchesFullRender(t *testing.T) {
+	test.NewTempApp(t)
+	text := "# Plan\n\nFirst **bold** step.\n\n```sh\nmake deploy\n\nmake check\n```\n\n1. one\n2. two\n\nDone 中文。"
+	inc := &markdownView{box: container.NewVBox(), copy: func(string) {}}
+	for n := 1; n <= len(text); n++ {
+		if utf8.ValidString(text[:n]) {
+			inc.set(text[:n], false)
+		}
+	}
+	whole := &markdownView{box: container.NewVBox(), copy: func(string) {}}
+	whole.set(text, true)
+	flat := func(o fyne.CanvasObject) string {
+		var b strings.Builder
+		for _, x := range test.LaidOutObjects(o) {
+			switch w := x.(type) {
+			case *widget.RichText:
+				for _, seg := range w.Segments {
+					b.WriteString(seg.Textual())
+				}
+			case *widget.Label:
+				b.WriteString(w.Text)
+			}
+		}
+		return strings.Join(strings.Fields(b.String()), "")
+	}
+	if got, want := flat(inc.box), flat(whole.box); got != want {
+		t.Fatalf("streamed render shows\n%q\nwhole render shows\n%q", got, want)
+	}
+	if len(inc.kept) == 0 {
+		t.Error("nothing was kept between updates")
+	}
+}
+
+// TestStreamingRedrawLaysOutNewBlocks applies deltas one by one: after the
+// first, only the answer's body changes, and its new blocks must still be
+// laid out and shown.
+func TestStreamingRedrawLaysOutNewBlocks(t *testing.T) {
+	h := newHarness(t, nil)
+	id := h.u.current
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q"})
+	h.u.apply(agent.Delta{ChatID: id, Text: "First paragraph."})
+	view := h.u.pane.views[len(h.u.pane.views)-1]
+	before := view.root.Size().Height
+	h.u.apply(agent.Delta{ChatID: id, Text: "\n\nSecond paragraph.\n\n```sh\nmake deploy\n```\n\nThird"})
+	if got := len(view.body.Objects); got != 3 {
+		t.Fatalf("%d blocks, want 3 (two paragraphs, the code block, the open tail)", got)
+	}
+	for _, o := range view.body.Objects {
+		if o.Size().Width == 0 || o.Size().Height == 0 {
+			t.Fatalf("block %T was not laid out: %v", o, o.Size())
+		}
+	}
+	if after := view.root.Size().Height; after <= before {
+		t.Fatalf("the answer did not grow: %v → %v", before, after)
+	}
+	if !strings.Contains(shownText(view.root), "Third") {
+		t.Fatal("the last piece is not shown")
+	}
+}
+
+func TestChatFollowsTheEnd(t *testing.T) {
+	h := newHarness(t, nil)
+	id := h.u.current
+	for n := 0; n < 6; n++ {
+		h.u.apply(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n)})
+		h.u.apply(agent.Delta{ChatID: id, Text: strings.Repeat("A long line of the answer.\n\n", 8)})
+		h.u.apply(agent.TurnDone{ChatID: id})
+	}
+	sc := h.u.pane.scroll
+	if sc.Offset.Y == 0 || !h.u.pane.atBottom() {
+		t.Fatalf("offset %v of content %v in view %v: not at the end", sc.Offset.Y, sc.Content.Size().Height, sc.Size().Height)
+	}
+	sc.ScrollToTop()
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "one more"})
+	if sc.Offset.Y != 0 {
+		t.Fatal("a new message moved the view although it was scrolled up to read")
 	}
 }
