@@ -61,6 +61,9 @@ type rankParams struct {
 	// Cut-off: a hit must reach minRel of the query's weight and relTop of
 	// the best hit's score.
 	minRel, relTop float32
+	// absRel: a hit scoring absRel × ln(1+chunks) passes whatever the
+	// query's weight (it matched something specific enough).
+	absRel float32
 	// Minor terms only score chunks that other terms found: of the terms in
 	// more than minorMin chunks (so small indexes are searched exhaustively),
 	// CJK unigrams (with minorUni), terms of the history (and of feedback)
@@ -92,6 +95,7 @@ var defaultParams = rankParams{
 	kindBoost:    [5]float32{4: 0.05, 3: 0.05}, // preference, correction
 	minRel:       0.15,
 	relTop:       0.3,
+	absRel:       1,
 	minorMin:     500,
 	minorUni:     true,
 	commonDF:     0.05,
@@ -202,7 +206,8 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	ranked := ix.selectTop(sc.cands, want, rescore, ix.maxBoost())
 	cut := float32(0)
 	if !opts.NoCutoff && len(ranked) > 0 {
-		cut = max(p.minRel*norm, p.relTop*ranked[0].score)
+		floor := p.absRel * float32(math.Log1p(float64(ix.live)))
+		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
 	}
 	hits := ix.distinct(sc, ranked, k, cut)
 	if len(hits) < k && len(ranked) == want && ranked[want-1].score >= cut && len(sc.cands) > want {

@@ -167,6 +167,21 @@ func TestSearchCutoff(t *testing.T) {
 	}
 }
 
+func TestSearchCutoffCommonWordOnly(t *testing.T) {
+	var texts []string
+	for i := range 200 {
+		texts = append(texts, fmt.Sprintf("The user keeps note %d about topic%d.", i, i))
+	}
+	ix := newTestIndex(memory.KindFact, texts...)
+	q := "the user asks about quantum chromodynamics lattice simulations"
+	if hits := ix.Search(q, nil, memory.RecallOptions{}); len(hits) != 0 {
+		t.Errorf("a match on the common word alone injects %v", hitIDs(hits))
+	}
+	if hits := ix.Search("what is topic42 about", nil, memory.RecallOptions{}); len(hits) != 1 || hits[0].Entry.ID != "m42" {
+		t.Errorf("a specific match gives %v, want m42 alone", hitIDs(hits))
+	}
+}
+
 func TestSearchK(t *testing.T) {
 	var texts []string
 	for i := range 30 {
