@@ -780,3 +780,30 @@ func TestChatFollowsTheEnd(t *testing.T) {
 		t.Fatal("a new message moved the view although it was scrolled up to read")
 	}
 }
+
+func TestFirstRunOpensSettingsAndInspectorWorks(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) { fb.cfg.BaseURL, fb.cfg.Model = "", "" })
+	if !h.u.settingsOpen || h.w.Canvas().Overlays().Top() == nil {
+		t.Fatal("the settings did not open on a first run")
+	}
+	i := h.u.insp
+	i.ed.open(nil)
+	i.ed.text.SetText("works without an endpoint")
+	i.ed.save()
+	h.settle()
+	if len(i.rows) != 1 {
+		t.Fatalf("%d rows after adding a memory with nothing configured", len(i.rows))
+	}
+}
+
+func TestInspectorCollapses(t *testing.T) {
+	h := newHarness(t, nil)
+	test.Tap(h.u.bar.memories)
+	if h.u.inspectorOpen || h.u.body.Objects[0] != h.u.pane.root {
+		t.Fatal("the Memories button did not hide the inspector")
+	}
+	h.u.shortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault})
+	if !h.u.inspectorOpen || h.u.body.Objects[0] != h.u.split || h.w.Canvas().Focused() != h.u.insp.search {
+		t.Fatal("Ctrl+F did not bring the inspector back with the search focused")
+	}
+}
