@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -138,12 +140,13 @@ var kindLabels = map[Kind]string{
 func (ix *Index) Put(e Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.putLocked(e, false)
+	ix.putLocked(e)
 }
 
 // PutAll puts many entries, as many calls of Put would. Into an empty
-// index (a store being loaded) it is faster: the postings are laid out once
-// at the end, each list in one piece, instead of growing entry by entry.
+// index (a store being loaded) it is faster: entries are tokenized in
+// parallel, and the postings are laid out once at the end, each list in one
+// piece, instead of growing entry by entry.
 func (ix *Index) PutAll(es []Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -158,12 +161,108 @@ func (ix *Index) PutAll(es []Entry) {
 			seen[e.ID] = struct{}{}
 		}
 	}
-	for _, e := range es {
-		ix.putLocked(e, bulk)
+	if !bulk {
+		for _, e := range es {
+			ix.putLocked(e)
+		}
+		return
 	}
-	if bulk {
-		ix.layPostings()
+	for b := range tokenizeAll(es) {
+		k := 0 // next token of the batch
+		for i, e := range b.entries {
+			if !e.Live() {
+				continue
+			}
+			slot, s := ix.slotFor(e)
+			label := kindLabels[e.Kind]
+			for ci, sp := range b.spans[i] {
+				n := int(b.ntok[i][ci])
+				terms := ix.keyTerms(b.keys[k:k+n], b.classes[k:k+n], label)
+				k += n
+				d := ix.addDoc(slot, int32(ci), sp, terms, b.length[i][ci], true)
+				s.docs = append(s.docs, d)
+			}
+		}
 	}
+	ix.layPostings()
+}
+
+// tokenBatch is a run of entries tokenized ahead: the dictionary keys and
+// classes of all their terms, and per entry and chunk the span, number of
+// terms and length.
+type tokenBatch struct {
+	entries []Entry
+	spans   [][]chunkSpan
+	ntok    [][]int32
+	length  [][]int32
+	keys    []uint64
+	classes []tokClass
+}
+
+// tokenizeAll tokenizes entries in batches on all processors and yields the
+// batches in order; at most a few are held ahead of the consumer.
+func tokenizeAll(es []Entry) iter.Seq[*tokenBatch] {
+	return func(yield func(*tokenBatch) bool) {
+		const size = 512
+		workers := max(runtime.GOMAXPROCS(0), 1)
+		n := (len(es) + size - 1) / size
+		out := make([]chan *tokenBatch, n)
+		for i := range out {
+			out[i] = make(chan *tokenBatch, 1)
+		}
+		slots := make(chan struct{}, workers+1)
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			for i := range n {
+				select {
+				case slots <- struct{}{}:
+				case <-done:
+					return
+				}
+				go func() {
+					out[i] <- tokenizeBatch(es[i*size : min(len(es), (i+1)*size)])
+				}()
+			}
+		}()
+		for i := range n {
+			b := <-out[i]
+			<-slots
+			if !yield(b) {
+				return
+			}
+		}
+	}
+}
+
+func tokenizeBatch(es []Entry) *tokenBatch {
+	b := &tokenBatch{
+		entries: es,
+		spans:   make([][]chunkSpan, len(es)),
+		ntok:    make([][]int32, len(es)),
+		length:  make([][]int32, len(es)),
+	}
+	var tok tokenizer
+	for i, e := range es {
+		if !e.Live() {
+			continue
+		}
+		b.spans[i] = chunkText(e.Text)
+		for _, sp := range b.spans[i] {
+			start := len(b.keys)
+			length := int32(0)
+			tok.each(e.Text[sp.start:sp.end], func(term []byte, class tokClass, _, _ int) {
+				b.keys = append(b.keys, termKey(term, class))
+				b.classes = append(b.classes, class)
+				if class != tokUni && class != tokPart {
+					length++
+				}
+			})
+			b.ntok[i] = append(b.ntok[i], int32(len(b.keys)-start))
+			b.length[i] = append(b.length[i], length)
+		}
+	}
+	return b
 }
 
 // layPostings builds every postings list from the chunks' term lists (after
@@ -192,12 +291,24 @@ func (ix *Index) layPostings() {
 	}
 }
 
-// putLocked is Put; with bulk, postings are left for layPostings.
-func (ix *Index) putLocked(e Entry, bulk bool) {
+// putLocked is Put.
+func (ix *Index) putLocked(e Entry) {
 	if !e.Live() {
 		ix.deleteLocked(e.ID)
 		return
 	}
+	slot, s := ix.slotFor(e)
+	label := kindLabels[e.Kind]
+	for ci, sp := range chunkText(e.Text) {
+		terms, length := ix.chunkTerms(e.Text[sp.start:sp.end], label)
+		d := ix.addDoc(slot, int32(ci), sp, terms, length, false)
+		s.docs = append(s.docs, d)
+	}
+}
+
+// slotFor returns the slot of a live entry about to be (re)indexed, with
+// its previous chunks removed and its bookkeeping up to date.
+func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 	slot, ok := ix.byID[e.ID]
 	if ok {
 		ix.dropDocs(slot)
@@ -226,14 +337,20 @@ func (ix *Index) putLocked(e Entry, bulk bool) {
 	s.live = true
 	s.hash = hashText(e.Text)
 	s.docs = s.docs[:0]
-	label := kindLabels[e.Kind]
-	for ci, sp := range chunkText(e.Text) {
-		d := ix.addDoc(slot, int32(ci), sp, e.Text[sp.start:sp.end], label, bulk)
-		s.docs = append(s.docs, d)
-	}
 	if t := entryTime(e); t.After(ix.newest) {
 		ix.newest = t
 	}
+	return slot, s
+}
+
+// hashBytes is hashText of bytes.
+func hashBytes(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // hashText is the FNV-1a hash of a text.
@@ -256,9 +373,8 @@ func entryTime(e Entry) time.Time {
 }
 
 // addDoc indexes one chunk and returns its doc id.
-func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string, bulk bool) int32 {
+func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, terms []uint32, length int32, bulk bool) int32 {
 	d := int32(len(ix.docLen))
-	terms, length := ix.chunkTerms(text, label)
 	if !bulk {
 		for _, v := range terms {
 			t := &ix.terms[v>>tfBits]
@@ -280,41 +396,60 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, text, label string, bul
 // returns its distinct terms, packed with their frequencies, in id order,
 // and its length in terms.
 func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
+	ix.startChunk()
+	length := int32(0)
+	ix.tok.each(text, func(term []byte, class tokClass, _, _ int) {
+		ix.addTerm(ix.keyID(termKey(term, class), class))
+		if class != tokUni && class != tokPart {
+			length++
+		}
+	})
+	return ix.endChunk(label), length
+}
+
+// keyTerms is chunkTerms for a chunk tokenized ahead.
+func (ix *Index) keyTerms(keys []uint64, classes []tokClass, label string) []uint32 {
+	ix.startChunk()
+	for i, key := range keys {
+		ix.addTerm(ix.keyID(key, classes[i]))
+	}
+	return ix.endChunk(label)
+}
+
+func (ix *Index) startChunk() {
 	ix.stamp++
 	if ix.stamp == math.MaxInt32 {
 		clear(ix.seen)
 		ix.stamp = 1
 	}
-	terms := ix.ids[:0]
-	add := func(id int32) {
-		if int(id) >= len(ix.seen) {
-			n := max(2*len(ix.seen), int(id)+1, 1024)
-			ix.seen = append(ix.seen, make([]int32, n-len(ix.seen))...)
-			ix.at = append(ix.at, make([]int32, n-len(ix.at))...)
-		}
-		if ix.seen[id] == ix.stamp {
-			if k := ix.at[id]; terms[k]&tfMax < tfMax {
-				terms[k]++
-			}
-			return
-		}
-		ix.seen[id] = ix.stamp
-		ix.at[id] = int32(len(terms))
-		terms = append(terms, uint32(id)<<tfBits|1)
+	ix.ids = ix.ids[:0]
+}
+
+// addTerm counts one occurrence of a term in the current chunk.
+func (ix *Index) addTerm(id int32) {
+	if int(id) >= len(ix.seen) {
+		n := max(2*len(ix.seen), int(id)+1, 1024)
+		ix.seen = append(ix.seen, make([]int32, n-len(ix.seen))...)
+		ix.at = append(ix.at, make([]int32, n-len(ix.at))...)
 	}
-	length := int32(0)
-	ix.tok.each(text, func(term []byte, class tokClass, _, _ int) {
-		add(ix.termID(term, class))
-		if class != tokUni && class != tokPart {
-			length++
+	if ix.seen[id] == ix.stamp {
+		if k := ix.at[id]; ix.ids[k]&tfMax < tfMax {
+			ix.ids[k]++
 		}
-	})
+		return
+	}
+	ix.seen[id] = ix.stamp
+	ix.at[id] = int32(len(ix.ids))
+	ix.ids = append(ix.ids, uint32(id)<<tfBits|1)
+}
+
+// endChunk adds the label's terms and returns the chunk's terms in id order.
+func (ix *Index) endChunk(label string) []uint32 {
 	for _, id := range ix.labelIDs(label) {
-		add(id)
+		ix.addTerm(id)
 	}
-	ix.ids = terms
-	slices.Sort(terms)
-	return slices.Clone(terms), length
+	slices.Sort(ix.ids)
+	return slices.Clone(ix.ids)
 }
 
 // labelIDs returns the term ids of a kind label, tokenized once.
@@ -324,7 +459,7 @@ func (ix *Index) labelIDs(label string) []int32 {
 	}
 	var ids []int32
 	ix.tok.each(label, func(term []byte, class tokClass, _, _ int) {
-		ids = append(ids, ix.termID(term, class))
+		ids = append(ids, ix.keyID(termKey(term, class), class))
 	})
 	if ix.labels == nil {
 		ix.labels = make(map[string][]int32)
@@ -350,37 +485,47 @@ func wordKey(term []byte) uint64 {
 	return hashText(string(term)) | 1
 }
 
+// termKey is a term's dictionary key: its runes for CJK, its hash for
+// words.
+func termKey(term []byte, class tokClass) uint64 {
+	if class >= tokBi {
+		return cjkKey(term)
+	}
+	return wordKey(term)
+}
+
 // lookup returns the id of a term, if known.
 func (ix *Index) lookup(term []byte, class tokClass) (int32, bool) {
 	if class >= tokBi {
-		id, ok := ix.cjk.get(cjkKey(term))
-		return id, ok
+		return ix.cjk.get(cjkKey(term))
 	}
-	id, ok := ix.words.get(wordKey(term))
-	return id, ok
+	return ix.words.get(wordKey(term))
 }
 
-// termID returns the id of a term, adding it to the dictionary if new.
-func (ix *Index) termID(term []byte, class tokClass) int32 {
-	if class == tokUni || class == tokLone {
-		if r, _ := utf8.DecodeRune(term); r < 1<<16 {
-			if ix.uni == nil {
-				ix.uni = make([]int32, 1<<16)
-			}
-			if id := ix.uni[r]; id > 0 {
-				return id - 1
-			}
-			id := ix.termID0(term, class)
-			ix.uni[r] = id + 1
-			return id
-		}
+// keyID returns the id of the term with this key, adding it if new.
+func (ix *Index) keyID(key uint64, class tokClass) int32 {
+	if class < tokBi {
+		return ix.tableID(&ix.words, key, false)
 	}
-	return ix.termID0(term, class)
+	r := key >> 32
+	if key&0xffffffff != 0 || r >= 1<<16 {
+		return ix.tableID(&ix.cjk, key, true)
+	}
+	// a CJK character of the BMP: by rune, without hashing
+	if ix.uni == nil {
+		ix.uni = make([]int32, 1<<16)
+	}
+	if id := ix.uni[r]; id > 0 {
+		return id - 1
+	}
+	id := ix.tableID(&ix.cjk, key, true)
+	ix.uni[r] = id + 1
+	return id
 }
 
-// termID0 looks a term up in the dictionaries, adding it if new.
-func (ix *Index) termID0(term []byte, class tokClass) int32 {
-	if id, ok := ix.lookup(term, class); ok {
+// tableID looks a key up in a dictionary table, adding the term if new.
+func (ix *Index) tableID(table *keyTable, key uint64, cjk bool) int32 {
+	if id, ok := table.get(key); ok {
 		return id
 	}
 	var id int32
@@ -391,12 +536,17 @@ func (ix *Index) termID0(term []byte, class tokClass) int32 {
 		id = int32(len(ix.terms))
 		ix.terms = append(ix.terms, termInfo{})
 	}
-	ix.terms[id].hash = hashText(string(term))
-	if class >= tokBi {
-		ix.cjk.put(cjkKey(term), id)
-	} else {
-		ix.words.put(wordKey(term), id)
+	h := key // a word's key is its hash
+	if cjk {
+		var b [8]byte
+		n := utf8.EncodeRune(b[:], rune(key>>32))
+		if r2 := rune(key & 0xffffffff); r2 != 0 {
+			n += utf8.EncodeRune(b[n:], r2)
+		}
+		h = hashBytes(b[:n])
 	}
+	ix.terms[id].hash = h
+	table.put(key, id)
 	return id
 }
 
