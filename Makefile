@@ -10,7 +10,7 @@ export LANG := C.UTF-8
 export LC_ALL := C.UTF-8
 
 APT_PACKAGES := gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
-	libxi-dev libxxf86vm-dev xvfb xauth xdotool imagemagick
+	libxi-dev libxxf86vm-dev xvfb xauth xdotool imagemagick fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CORE_PKGS := ./agent/... ./memory/... ./cmd/engramctl/...
 

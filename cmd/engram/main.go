@@ -72,10 +72,12 @@ func run(ctx context.Context, args []string) error {
 	return runApp(ctx, app.NewWithID(appID), opts)
 }
 
-// runApp opens the agent and runs the window on a. A config file that does
-// not load is reported in the window, which then starts with the defaults.
+// runApp opens the agent and runs the window on a. With no endpoint
+// configured it looks for a local OpenAI-compatible server first. A config
+// file that does not load is reported in the window, which then starts with
+// the defaults.
 func runApp(ctx context.Context, a fyne.App, opts options) error {
-	cfg, cfgErr := agent.LoadConfig(opts.paths.ConfigFile(), opts.getenv)
+	cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
 	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths})
 	if err != nil {
 		return err
