@@ -136,6 +136,8 @@ type searchScratch struct {
 	qterms   []qterm
 	qtoks    []qtok
 	cands    []cand
+	hitDocs  []int32 // the chunk of each hit
+	spans    []qtok  // matched pieces of the query, for explain
 }
 
 type cand struct {
@@ -216,7 +218,7 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 		hits = ix.distinct(sc, ranked, k, cut)
 	}
 	for i := range hits {
-		ix.explain(sc, &hits[i], sc.bestDoc[ix.byID[hits[i].Entry.ID]], query, history)
+		ix.explain(sc, &hits[i], sc.hitDocs[i], query, history)
 	}
 	ix.reset(sc)
 	return hits
@@ -589,14 +591,15 @@ func (ix *Index) selectTop(cands []cand, k int, rescore func(cand) float32, boun
 // (the same memory saved twice is shown once).
 func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) []Hit {
 	hits := make([]Hit, 0, min(k, len(ranked)))
+	sc.hitDocs = sc.hitDocs[:0]
 	for _, c := range ranked {
 		if len(hits) == k || c.score < cut || c.score <= 0 {
 			break
 		}
 		e := &ix.slots[c.slot]
 		dup := false
-		for _, h := range hits {
-			if ix.slots[ix.byID[h.Entry.ID]].hash == e.hash && h.Entry.Text == e.e.Text {
+		for i, d := range sc.hitDocs {
+			if ix.slots[ix.docSlot[d]].hash == e.hash && hits[i].Entry.Text == e.e.Text {
 				dup = true
 				break
 			}
@@ -604,13 +607,15 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 		if dup {
 			continue
 		}
-		m := &ix.docMeta[sc.bestDoc[c.slot]]
+		d := sc.bestDoc[c.slot]
+		m := &ix.docMeta[d]
 		hits = append(hits, Hit{
 			Entry:  e.e,
 			Score:  float64(c.score),
 			Chunk:  int(m.chunk),
 			Offset: int(m.offset),
 		})
+		sc.hitDocs = append(sc.hitDocs, d)
 	}
 	return hits
 }
@@ -620,8 +625,7 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 // identifier) back into the words people typed.
 func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, history []string) {
 	m := &ix.docMeta[doc]
-	type span struct{ src, start, end int32 }
-	var spans []span
+	spans := sc.spans[:0]
 	for _, t := range sc.qtoks {
 		if m.tfOf(t.id) == 0 {
 			continue
@@ -630,18 +634,16 @@ func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, his
 			spans[n-1].end = max(spans[n-1].end, t.end)
 			continue
 		}
-		spans = append(spans, span{t.src, t.start, t.end})
+		spans = append(spans, qtok{src: t.src, start: t.start, end: t.end})
 	}
-	seen := make(map[string]bool, len(spans))
+	sc.spans = spans
 	for _, s := range spans {
 		text := query
 		if s.src > 0 {
 			text = history[len(history)-int(s.src)]
 		}
 		w := text[s.start:s.end]
-		key := strings.ToLower(w)
-		if !seen[key] {
-			seen[key] = true
+		if !slices.ContainsFunc(h.Terms, func(x string) bool { return strings.EqualFold(x, w) }) {
 			h.Terms = append(h.Terms, w)
 		}
 	}
