@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"iter"
 	"math"
 	"runtime"
@@ -312,9 +313,10 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 	slot, ok := ix.byID[e.ID]
 	if ok {
 		ix.dropDocs(slot)
-		if g := e.Created.Unix(); g != ix.slots[slot].group {
+		if !e.Created.Equal(ix.slots[slot].e.Created) {
 			ix.leaveGroup(slot)
-			ix.slots[slot].group = g
+			ix.slots[slot].e.Created = e.Created
+			ix.slots[slot].group = e.Created.Unix()
 			ix.joinGroup(slot)
 		}
 	} else {
@@ -329,6 +331,7 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 		ix.entries++
 		ix.slots[slot].seq = ix.nextSeq
 		ix.nextSeq++
+		ix.slots[slot].e = e
 		ix.slots[slot].group = e.Created.Unix()
 		ix.joinGroup(slot)
 	}
@@ -664,16 +667,22 @@ func (ix *Index) compact() {
 	ix.uni, ix.labels = nil, nil // freed ids may be reused
 }
 
-// joinGroup puts a slot in its creation group, in insertion order.
+// joinGroup puts a slot (its entry set) in its creation group, in order.
 func (ix *Index) joinGroup(slot int32) {
 	key := ix.slots[slot].group
 	g := ix.groups[key]
-	seq := ix.slots[slot].seq
-	i := len(g)
-	for i > 0 && ix.slots[g[i-1]].seq > seq {
-		i--
-	}
+	i, _ := slices.BinarySearchFunc(g, slot, ix.groupOrder)
 	ix.groups[key] = slices.Insert(g, i, slot)
+}
+
+// groupOrder orders the entries of a group by creation time, then by first
+// insertion.
+func (ix *Index) groupOrder(a, b int32) int {
+	x, y := &ix.slots[a], &ix.slots[b]
+	if c := x.e.Created.Compare(y.e.Created); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.seq, y.seq)
 }
 
 // leaveGroup takes a slot out of its creation group.

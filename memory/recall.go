@@ -453,11 +453,8 @@ func (ix *Index) context(sc *searchScratch) {
 	top := ix.selectTop(sc.cands, p.ctxTop, nil, 1)
 	sc.ctxHit = sc.ctxHit[:0]
 	for _, c := range top {
-		e := &ix.slots[c.slot]
-		g := ix.groups[e.group]
-		i, ok := slices.BinarySearchFunc(g, e.seq, func(s int32, seq uint64) int {
-			return cmp.Compare(ix.slots[s].seq, seq)
-		})
+		g := ix.groups[ix.slots[c.slot].group]
+		i, ok := slices.BinarySearchFunc(g, c.slot, ix.groupOrder)
 		if !ok {
 			continue
 		}

@@ -182,6 +182,25 @@ func TestSearchCutoffCommonWordOnly(t *testing.T) {
 	}
 }
 
+func TestSearchSessionContext(t *testing.T) {
+	ix := memory.NewIndex()
+	session := recallT0
+	for i, text := range []string{
+		"Melanie: I finished that novel you lent me last week.",
+		"Caroline: What did you take away from the book?",
+		"Melanie: That tough times pass and that hope is worth holding on to.",
+		"Caroline: So glad to hear it!",
+	} {
+		ix.Put(memory.Entry{ID: fmt.Sprint("s", i), Kind: memory.KindFact, Text: text, Created: session})
+	}
+	ix.Put(memory.Entry{ID: "other", Kind: memory.KindFact, Text: "Melanie: We took the kids to the beach.",
+		Created: session.Add(48 * time.Hour)})
+	hits := ix.Search("What did Caroline's friend take away from the book?", nil, memory.RecallOptions{K: 3, NoCutoff: true})
+	if got := hitIDs(hits); len(got) < 2 || got[0] != "s1" || !slices.Contains(got, "s2") {
+		t.Errorf("got %v, want the question s1 first and its answer s2, saved next to it, among the hits", got)
+	}
+}
+
 func TestSearchK(t *testing.T) {
 	var texts []string
 	for i := range 30 {
