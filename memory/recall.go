@@ -1,5 +1,26 @@
 package memory
 
+// Recall, in order:
+//
+//  1. The message and the earlier user messages of the chat are tokenized
+//     like the entries (tokenize.go). Each term weighs by how it was made
+//     (a CJK unigram 0.3, a part of an identifier 0.5, others 1) and where
+//     it comes from: the message 1, the history 0.6 (0.8 when the message
+//     is vague, two content terms or fewer), decaying 0.95 per older
+//     message. The current message thus outweighs the history but a
+//     follow-up ("继续", "ok, do that") is answered from it.
+//  2. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
+//     with its best chunk.
+//  3. Pseudo-relevance feedback: the ten most telling terms of the five best
+//     chunks are added with weight up to 0.3 (RM3-like).
+//  4. Context: the entries saved in the same second as one of the 50 best,
+//     just before or after it (the turns around a matching turn, memories
+//     distilled together), receive 0.3 of its score.
+//  5. Boosts (pinned, recently used, kind), the best K with duplicate texts
+//     shown once, and, unless lifted, the cut-off: a hit must reach 0.3 of
+//     the best and either 0.15 of the query's weight or, for a specific
+//     enough match, ln(1+chunks).
+
 import (
 	"cmp"
 	"math"
@@ -34,17 +55,17 @@ type RecallOptions struct {
 }
 
 // rankParams are the knobs of the ranking. The defaults were chosen on the
-// development split of ../shared/eval (see the package tests for what each
-// one gains).
+// development split of shared/eval (LoCoMo, MADial-Bench zh and en), keeping
+// to values that are flat optima rather than peaks.
 type rankParams struct {
 	k1, b float32
 	// classW weighs query terms by how they were produced (tokClass).
 	classW [6]float32
 	// History: the newest earlier message weighs histW (histVague when the
 	// current message has at most vagueTerms content terms), each older one
-	// histDecay times the next.
+	// histDecay times the next; at most maxHistory messages are used.
 	histW, histVague, histDecay float32
-	vagueTerms                  int
+	vagueTerms, maxHistory      int
 	// Pseudo-relevance feedback: the best prfTerms terms of the prfDocs best
 	// chunks are added to the query, the best one weighing prfWeight.
 	prfDocs, prfTerms int
@@ -82,6 +103,7 @@ var defaultParams = rankParams{
 	histVague:    0.8,
 	histDecay:    0.95,
 	vagueTerms:   2,
+	maxHistory:   8,
 	prfDocs:      5,
 	prfTerms:     10,
 	prfWeight:    0.3,
@@ -107,8 +129,8 @@ type qterm struct {
 	id  int32
 	w   float32
 	idf float32
-	// minor: only ever a CJK unigram, or only in the history and common;
-	// such a term adds to the chunks other terms found but brings in none.
+	// minor: a term too common to bring in chunks on its own, in a large
+	// index (see rankParams); it adds to the chunks other terms found.
 	minor   bool
 	inQuery bool
 	uni     bool
@@ -292,7 +314,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 	if content <= p.vagueTerms {
 		hw = p.histVague
 	}
-	for i := len(history) - 1; i >= 0 && hw > 0.01; i-- {
+	for i := len(history) - 1; i >= max(0, len(history)-p.maxHistory); i-- {
 		add(int32(len(history)-i), history[i], hw)
 		hw *= p.histDecay
 	}
