@@ -8,7 +8,8 @@ package memory
 //     it comes from: the message 1, the history 0.6 (0.8 when the message
 //     is vague, two content terms or fewer), decaying 0.95 per older
 //     message. The current message thus outweighs the history but a
-//     follow-up ("继续", "ok, do that") is answered from it.
+//     follow-up ("继续", "ok, do that") is answered from it. A CJK bigram
+//     the index does not know adds 0.5 to each of its characters instead.
 //  2. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
 //     with its best chunk.
 //  3. Pseudo-relevance feedback: the ten most telling terms of the five best
@@ -27,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults of an auto-recall: how many memories are injected at most and how
@@ -61,6 +63,9 @@ type rankParams struct {
 	k1, b float32
 	// classW weighs query terms by how they were produced (tokClass).
 	classW [6]float32
+	// backoffW: a CJK bigram unknown to the index adds this weight to each
+	// of its characters.
+	backoffW float32
 	// History: the newest earlier message weighs histW (histVague when the
 	// current message has at most vagueTerms content terms), each older one
 	// histDecay times the next; at most maxHistory messages are used.
@@ -99,6 +104,7 @@ var defaultParams = rankParams{
 	k1:           1.2,
 	b:            0.75,
 	classW:       [6]float32{tokWord: 1, tokWhole: 1, tokPart: 0.5, tokBi: 1, tokUni: 0.3, tokLone: 1},
+	backoffW:     0.5,
 	histW:        0.6,
 	histVague:    0.8,
 	histDecay:    0.95,
@@ -284,6 +290,17 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 	norm := float32(0)
 	content := 0
 	var unknown []string
+	addTerm := func(id int32, w float32, src int32, start, end int, uni bool) {
+		sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
+		for i := range sc.qterms {
+			if q := &sc.qterms[i]; q.id == id {
+				q.w += w
+				q.inQuery = q.inQuery || src == 0
+				return
+			}
+		}
+		sc.qterms = append(sc.qterms, qterm{id: id, w: w, inQuery: src == 0, uni: uni})
+	}
 	add := func(src int32, text string, scale float32) {
 		sc.tok.each(text, func(term []byte, class tokClass, start, end int) {
 			if src == 0 && class != tokUni && class != tokPart {
@@ -296,17 +313,19 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 					unknown = append(unknown, string(term))
 					norm += w * unknownIDF
 				}
+				if class == tokBi && p.backoffW > 0 {
+					// an unknown CJK bigram: its characters are the evidence left
+					r1, n1 := utf8.DecodeRune(term)
+					r2, _ := utf8.DecodeRune(term[n1:])
+					for i, r := range [2]rune{r1, r2} {
+						if uid, ok := ix.cjk.get(uint64(r) << 32); ok && ix.terms[uid].df > 0 {
+							addTerm(uid, p.backoffW*scale, src, start+i*n1, start+i*n1+utf8.RuneLen(r), true)
+						}
+					}
+				}
 				return
 			}
-			sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
-			for i := range sc.qterms {
-				if q := &sc.qterms[i]; q.id == id {
-					q.w += w
-					q.inQuery = q.inQuery || src == 0
-					return
-				}
-			}
-			sc.qterms = append(sc.qterms, qterm{id: id, w: w, inQuery: src == 0, uni: class == tokUni})
+			addTerm(id, w, src, start, end, class == tokUni)
 		})
 	}
 	add(0, query, 1)
