@@ -160,6 +160,7 @@ type searchScratch struct {
 	bestDoc  []int32 // by slot
 	slotsHit []int32
 	termAcc  []float32 // by term, for feedback
+	qpos     []int32   // by term: its index in qterms + 1, while building
 	termsHit []int32
 	qterms   []qterm
 	qtoks    []qtok
@@ -263,6 +264,7 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 	}
 	if len(sc.termAcc) < terms {
 		sc.termAcc = make([]float32, terms+terms/4)
+		sc.qpos = make([]int32, terms+terms/4)
 	}
 }
 
@@ -290,16 +292,37 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 	norm := float32(0)
 	content := 0
 	var unknown []string
+	var unknownSet map[string]bool
 	addTerm := func(id int32, w float32, src int32, start, end int, uni bool) {
 		sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
-		for i := range sc.qterms {
-			if q := &sc.qterms[i]; q.id == id {
-				q.w += w
-				q.inQuery = q.inQuery || src == 0
-				return
-			}
+		if i := sc.qpos[id]; i > 0 {
+			q := &sc.qterms[i-1]
+			q.w += w
+			q.inQuery = q.inQuery || src == 0
+			return
 		}
 		sc.qterms = append(sc.qterms, qterm{id: id, w: w, inQuery: src == 0, uni: uni})
+		sc.qpos[id] = int32(len(sc.qterms))
+	}
+	isNew := func(term []byte) bool { // an unknown term not seen before
+		if len(unknown) < 32 {
+			if slices.Contains(unknown, string(term)) {
+				return false
+			}
+			unknown = append(unknown, string(term))
+			return true
+		}
+		if unknownSet == nil {
+			unknownSet = make(map[string]bool)
+			for _, u := range unknown {
+				unknownSet[u] = true
+			}
+		}
+		if unknownSet[string(term)] {
+			return false
+		}
+		unknownSet[string(term)] = true
+		return true
 	}
 	add := func(src int32, text string, scale float32) {
 		sc.tok.each(text, func(term []byte, class tokClass, start, end int) {
@@ -309,8 +332,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 			w := p.classW[class] * scale
 			id, ok := ix.lookup(term, class)
 			if !ok || ix.terms[id].df == 0 {
-				if !slices.Contains(unknown, string(term)) {
-					unknown = append(unknown, string(term))
+				if isNew(term) {
 					norm += w * unknownIDF
 				}
 				if class == tokBi && p.backoffW > 0 {
@@ -339,6 +361,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 	}
 	for i := range sc.qterms {
 		q := &sc.qterms[i]
+		sc.qpos[q.id] = 0
 		df := float32(ix.terms[q.id].df)
 		q.idf = float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
 		norm += q.w * q.idf

@@ -201,6 +201,19 @@ func TestSearchSessionContext(t *testing.T) {
 	}
 }
 
+func TestSearchLongPastedMessage(t *testing.T) {
+	ix := newTestIndex(memory.KindFact, "The release train leaves every second Tuesday.", "Lunch is at noon.")
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "word%d 词%d ", i, i)
+	}
+	b.WriteString("when does the release train leave?")
+	hits := ix.Search(b.String(), []string{b.String()}, memory.RecallOptions{NoCutoff: true})
+	if len(hits) == 0 || hits[0].Entry.ID != "m0" {
+		t.Errorf("got %v, want m0 first", hitIDs(hits))
+	}
+}
+
 func TestSearchK(t *testing.T) {
 	var texts []string
 	for i := range 30 {
