@@ -35,6 +35,8 @@ var (
 	ErrUnsupportedVersion = errors.New("memory file has an unsupported version")
 	// ErrCorrupt matches a *CorruptError with errors.Is.
 	ErrCorrupt = errors.New("memory file was unreadable")
+	// ErrUnparsable matches an *UnparsableError with errors.Is.
+	ErrUnparsable = errors.New("memory file does not parse")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("memory store is closed")
 )
@@ -58,3 +60,28 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Is makes errors.Is(err, ErrCorrupt) true.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// UnparsableError is the error state of a store whose file was changed,
+// after Open, into something that does not parse: a hand edit with a
+// mistake, or a sync tool caught mid-copy. Unlike a file found corrupt at
+// Open, it is someone's work in progress: the file is left as it is, the
+// store keeps the entries it had, and changes fail with this error (they
+// would have to overwrite the file) until the file parses again; then it
+// is merged like any outside change. Err is the parse error.
+type UnparsableError struct {
+	Path string // the store file
+	Err  error
+}
+
+// Error reads "memory.json does not parse (…); fix it: until then Engram
+// keeps the memories it had and saves no changes".
+func (e *UnparsableError) Error() string {
+	return fmt.Sprintf("%s does not parse (%v); fix it: until then Engram keeps the memories it had and saves no changes",
+		filepath.Base(e.Path), e.Err)
+}
+
+// Unwrap returns the parse error.
+func (e *UnparsableError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrUnparsable) true.
+func (e *UnparsableError) Is(target error) bool { return target == ErrUnparsable }

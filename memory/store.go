@@ -81,6 +81,9 @@ type Store struct {
 	index      *Index                  // nil until the first Recall
 	disk       diskState
 	corrupt    *CorruptError
+	unparsable *UnparsableError // the file changed after Open into something that does not parse
+	badStamp   fileStamp        // the stamp of that file, so it is parsed once
+	opened     bool             // Open has read the file: from now on an unparsable file is left alone
 	ioErr      error
 	listeners  []func()
 	closed     bool
@@ -117,7 +120,9 @@ func newStore(opts Options) *Store {
 // A file that does not parse is never read as empty and never overwritten:
 // it is moved aside to <path>.corrupt-<time>, the store opens empty and Err
 // returns a *CorruptError. A file in a legacy shape is copied to
-// <path>.legacy-<time> and rewritten in the current shape.
+// <path>.legacy-<time> and rewritten in the current shape. (A file that
+// stops parsing after Open is someone's edit in progress and is left
+// alone: see UnparsableError.)
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("open memory: no path")
@@ -152,6 +157,7 @@ func Open(path string, opts Options) (*Store, error) {
 		lf.Close()
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
+	s.opened = true
 	return s, nil
 }
 
@@ -172,6 +178,9 @@ func (s *Store) Err() error {
 }
 
 func (s *Store) errLocked() error {
+	if s.unparsable != nil {
+		return s.unparsable
+	}
 	if s.corrupt != nil {
 		return s.corrupt
 	}
@@ -648,7 +657,9 @@ func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit
 // file cannot have known them (it is older than their last change, or
 // holds older versions of other entries: a sync tool or an editor wrote a
 // stale copy), in which case they are kept. If the file vanished, the store
-// writes its entries back.
+// writes its entries back. If the file no longer parses, it is left as it
+// is, the entries stay, and Reload and Err return an *UnparsableError
+// until the file parses again.
 //
 // Reload is cheap when nothing changed (one stat) and safe to call at any
 // time, from any goroutine; a file watcher can call it on every event.
@@ -663,9 +674,14 @@ func (s *Store) Reload() error {
 	}
 	st, err := statStoreFile(s.path)
 	if err == nil && s.disk.exists && st == s.disk.stamp ||
-		errors.Is(err, fs.ErrNotExist) && !s.disk.exists {
+		errors.Is(err, fs.ErrNotExist) && !s.disk.exists && s.unparsable == nil {
 		s.mu.Unlock()
 		return nil
+	}
+	if err == nil && s.unparsable != nil && st == s.badStamp {
+		u := s.unparsable
+		s.mu.Unlock()
+		return fmt.Errorf("reload memory %s: %w", s.path, u)
 	}
 	errBefore := s.errLocked()
 	changed, err := s.reloadLocked()
@@ -812,14 +828,19 @@ func (s *Store) clock() time.Time { return s.now().Round(0).UTC().Truncate(time.
 func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	st, err := statStoreFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		vanished := s.disk.exists
+		vanished := s.disk.exists || s.unparsable != nil
+		s.parsedLocked()
 		s.disk = diskState{}
 		return false, vanished && len(s.recs) > 0, nil
 	}
 	if err != nil {
 		return false, false, err
 	}
+	if s.unparsable != nil && st == s.badStamp {
+		return false, false, s.unparsable
+	}
 	if s.disk.exists && st == s.disk.stamp {
+		s.parsedLocked()
 		return false, false, nil
 	}
 	data, st, err := readStoreFile(s.path)
@@ -829,6 +850,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	h := maphash.Bytes(s.seed, data)
 	if s.disk.exists && h == s.disk.hash {
 		s.disk.stamp = st
+		s.parsedLocked()
 		return false, false, nil
 	}
 	entries, legacy, perr := ParseFile(data, time.Unix(0, st.mtime).UTC())
@@ -846,6 +868,10 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	}
 	if errors.Is(perr, ErrUnsupportedVersion) {
 		return false, false, perr
+	}
+	if perr != nil && s.opened {
+		s.unparsable, s.badStamp = &UnparsableError{Path: s.path, Err: perr}, st
+		return false, false, s.unparsable
 	}
 	if perr != nil {
 		saved, err := setAside(s.path, "corrupt", s.clock())
@@ -867,8 +893,16 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 		s.replace(merged)
 	}
 	s.disk = diskState{exists: true, stamp: st, hash: h}
-	s.ioErr = nil
+	s.ioErr, s.unparsable = nil, nil
 	return changed, legacy, nil
+}
+
+// parsedLocked ends the unparsable state: the file is readable again.
+func (s *Store) parsedLocked() {
+	if s.unparsable != nil && errors.Is(s.ioErr, s.unparsable) {
+		s.ioErr = nil
+	}
+	s.unparsable = nil
 }
 
 // writeLocked writes recs to the file; it needs s.mu and the file lock.
