@@ -78,8 +78,6 @@ const (
 	maxID  = 1<<(32-tfBits) - 1
 )
 
-func pack(id int32, tf int) uint32 { return uint32(id)<<tfBits | uint32(min(tf, tfMax)) }
-
 func unpack(v uint32) (int32, float32) { return int32(v >> tfBits), float32(v & tfMax) }
 
 // chunkMeta describes one chunk: its place in the entry and its terms
