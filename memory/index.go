@@ -38,9 +38,9 @@ type Index struct {
 	byID  map[string]int32 // entry id → slot
 	free  []int32          // free slots
 
-	// Entries created in the same second, in insertion order: the context
-	// an entry was saved in (the turns of one session, the memories
-	// distilled from one exchange).
+	// Entries created in the same second, by creation time then insertion:
+	// the context an entry was saved in (the turns of one session, the
+	// memories distilled from one exchange).
 	groups  map[int64][]int32
 	nextSeq uint64
 
@@ -75,7 +75,6 @@ type termInfo struct {
 const (
 	tfBits = 6
 	tfMax  = 1<<tfBits - 1
-	maxID  = 1<<(32-tfBits) - 1
 )
 
 func unpack(v uint32) (int32, float32) { return int32(v >> tfBits), float32(v & tfMax) }
