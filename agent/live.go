@@ -1,16 +1,11 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"engram/agent/watch"
-	"engram/memory"
 )
 
 // live follows the files people change while the agent runs: memory.json,
@@ -20,10 +15,10 @@ import (
 // goroutine.
 //
 //   - memory.json: the echo of the store's own write is ignored
-//     (Store.ChangedOnDisk); any other change is checked to parse and then
-//     merged by Store.Reload, and reported as MemoryChanged{External: true}.
-//     A file that does not parse is left alone, the memories stay as they
-//     were, and MemoryChanged.Err says what is wrong, on every save, until
+//     (Store.ChangedOnDisk); any other change is merged by Store.Reload and
+//     reported as MemoryChanged{External: true}. A file that does not parse
+//     is left alone, the memories stay as they were, and MemoryChanged.Err
+//     (a *memory.UnparsableError) says what is wrong, on every save, until
 //     the file is fixed.
 //   - AGENTS.md: reloaded (Agent.ReloadInstructions: an InstructionsChanged
 //     event); the next turn's prompt uses the new text.
@@ -121,53 +116,19 @@ func (a *Agent) stopLive() {
 	}
 }
 
-// memoryFileChanged merges an outside change of a store's file.
+// memoryFileChanged merges an outside change of a store's file. A file
+// that does not parse is left as it is, and so are the memories: the event
+// carries the store's *memory.UnparsableError until the file is fixed.
 func (a *Agent) memoryFileChanged(ss *storeState) {
 	if !ss.st.ChangedOnDisk() {
 		return // the echo of the store's own write
 	}
-	err := reloadMemory(ss.st)
+	err := ss.st.Reload()
+	if serr := ss.st.Err(); serr != nil || err == nil {
+		err = serr // the store's error state reads better than Reload's wrapping of it
+	}
 	a.emit(MemoryChanged{Scope: ss.scope, Dir: ss.dir, Err: err, External: true})
 }
-
-// reloadMemory merges the store's file into the store, unless it does not
-// parse: then the file is left as it is (it is the person's, perhaps half
-// edited) and so are the memories, and the error says what is wrong. Else
-// the error is the store's error state after the reload.
-func reloadMemory(st *memory.Store) error {
-	data, err := os.ReadFile(st.Path())
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// Reload writes the entries back.
-	case err != nil:
-		return fmt.Errorf("read %s: %w", st.Path(), err)
-	default:
-		if _, _, err := memory.ParseFile(data, time.Now()); err != nil {
-			return &BrokenMemoryError{Path: st.Path(), Err: err}
-		}
-	}
-	if err := st.Reload(); err != nil {
-		return err
-	}
-	return st.Err()
-}
-
-// BrokenMemoryError is the MemoryChanged error of a memory.json that was
-// changed outside the app and does not parse. The file is left as it is
-// and the store keeps the memories it had until the file is fixed.
-type BrokenMemoryError struct {
-	Path string
-	Err  error // the parse error
-}
-
-// Error says what is wrong and what happens meanwhile.
-func (e *BrokenMemoryError) Error() string {
-	return fmt.Sprintf("%s does not parse (%v); Engram keeps the memories it had until the file is fixed",
-		filepath.Base(e.Path), e.Err)
-}
-
-// Unwrap returns the parse error.
-func (e *BrokenMemoryError) Unwrap() error { return e.Err }
 
 // configFileChanged loads config.json again for the next turn.
 func (a *Agent) configFileChanged() {

@@ -260,9 +260,14 @@ func TestLiveBrokenEditKeepsMemories(t *testing.T) {
 		}
 		evs := h.collect("broken edit", external(agent.ScopeGlobal))
 		m := evs[len(evs)-1].(agent.MemoryChanged)
-		var be *agent.BrokenMemoryError
-		if !errors.As(m.Err, &be) || be.Path != st.Path() {
-			t.Fatalf("MemoryChanged.Err = %v, want a *BrokenMemoryError", m.Err)
+		var ue *memory.UnparsableError
+		if !errors.As(m.Err, &ue) || ue.Path != st.Path() {
+			t.Fatalf("MemoryChanged.Err = %v, want a *memory.UnparsableError", m.Err)
+		}
+		// The app cannot save over the person's file meanwhile.
+		if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "Distilled while broken.",
+			Source: memory.SourceAuto}); !errors.Is(err, memory.ErrUnparsable) {
+			t.Errorf("Add while the file is broken = %v, want ErrUnparsable", err)
 		}
 		if got := liveTexts(st); !slices.Equal(got, want) {
 			t.Errorf("memories after a broken edit: %q, want %q", got, want)
