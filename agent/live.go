@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -69,12 +71,9 @@ func (a *Agent) startLive() {
 		}
 	}
 	a.live = l
-	dir := a.opts.Paths.ConfigDir
-	a.follow(dir, filepath.Base(a.opts.Paths.GlobalMemory()), func() { a.memoryFileChanged(a.global) })
-	a.follow(dir, filepath.Base(a.opts.Paths.GlobalInstructions()), func() {
-		a.ReloadInstructions(a.opts.Paths.GlobalInstructions())
-	})
-	a.follow(dir, filepath.Base(a.opts.Paths.ConfigFile()), a.configFileChanged)
+	a.follow(a.opts.Paths.GlobalMemory(), func() { a.memoryFileChanged(a.global) })
+	a.follow(a.opts.Paths.GlobalInstructions(), func() { a.ReloadInstructions(a.opts.Paths.GlobalInstructions()) })
+	a.follow(a.opts.Paths.ConfigFile(), a.configFileChanged)
 }
 
 // configFields are the fields of a Config that the environment overrides.
@@ -98,14 +97,25 @@ func (a *Agent) followProject(dir string, p *projectState) {
 	if seen {
 		return
 	}
-	a.follow(dir, InstructionsFileName, func() { a.ReloadInstructions(p.instr.Path()) })
-	a.follow(filepath.Dir(p.store.st.Path()), filepath.Base(p.store.st.Path()), func() { a.memoryFileChanged(p.store) })
+	a.follow(p.instr.Path(), func() { a.ReloadInstructions(p.instr.Path()) })
+	a.follow(a.opts.Paths.ProjectMemory(dir), func() { a.memoryFileChanged(p.store) })
 }
 
-// follow subscribes fn to changes of name in dir; a failure is a Notice.
-func (a *Agent) follow(dir, name string, fn func()) {
-	if _, err := a.live.w.Subscribe(dir, name, func(watch.Event) { fn() }); err != nil {
-		a.emit(Notice{Text: fmt.Sprintf("Changes to %s will show after a restart: %v", filepath.Join(dir, name), err)})
+// follow calls fn after the file at path changes. If path is a symlink
+// (a dotfiles repo, a synced folder), the file it points to is followed
+// too, since that is the one editors and sync tools change. A failure is
+// a Notice.
+func (a *Agent) follow(path string, fn func()) {
+	paths := []string{path}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			paths = append(paths, real)
+		}
+	}
+	for _, p := range paths {
+		if _, err := a.live.w.Subscribe(filepath.Dir(p), filepath.Base(p), func(watch.Event) { fn() }); err != nil {
+			a.emit(Notice{Text: fmt.Sprintf("Changes to %s will show after a restart: %v", p, err)})
+		}
 	}
 }
 

@@ -675,3 +675,36 @@ func TestLiveAppAndEngramctlLoseNothing(t *testing.T) {
 	}
 	h.collect("MemoryChanged of engramctl's write", external(agent.ScopeGlobal))
 }
+
+func TestLiveSymlinkedMemoryFile(t *testing.T) {
+	dir := t.TempDir()
+	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
+	dotfiles := filepath.Join(dir, "dotfiles")
+	if err := os.MkdirAll(dotfiles, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(paths.ConfigDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dotfiles, "memory.json")
+	if err := os.WriteFile(real, []byte(`{"version": 1, "entries": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, paths.GlobalMemory()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(agent.Options{Config: agent.DefaultConfig(), Paths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	st, err := a.Memory(agent.ScopeGlobal, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The person edits the file in their dotfiles repo.
+	renameSave(t)(real, editData(t, []byte(`{"version": 1, "entries": []}`), func(es []map[string]any) []map[string]any {
+		return append(es, handEntry("dot00001", "The user keeps dotfiles in git."))
+	}))
+	eventually(t, "edit of the symlinked file", func() bool { return has(st, "The user keeps dotfiles in git.") })
+}
