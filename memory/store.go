@@ -637,12 +637,9 @@ func (s *Store) MarkUsed(ids ...string) error {
 func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit {
 	s.mu.Lock()
 	if s.index == nil {
+		live := slices.DeleteFunc(s.sorted(s.recs), func(e Entry) bool { return !e.Live() })
 		s.index = NewIndex()
-		for _, e := range s.recs {
-			if e.Live() {
-				s.index.Put(e)
-			}
-		}
+		s.index.PutAll(live)
 	}
 	ix := s.index
 	s.mu.Unlock()
