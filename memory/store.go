@@ -465,7 +465,9 @@ func (s *Store) findDuplicate(recs map[string]Entry, form dedupeForm) string {
 
 // formOf returns the dedupe form of an entry's text, cached by ID. Once
 // formsReady is set the cache holds every live entry: replace and addTo
-// keep it so, and findDuplicate iterates it instead of the entries.
+// keep it so, and findDuplicate iterates it instead of the entries. A
+// change that fails clears formsReady, as addTo may have cached forms of
+// texts that were not stored.
 func (s *Store) formOf(id, text string) dedupeForm {
 	if f, ok := s.forms[id]; ok && f.text == text {
 		return f
@@ -787,6 +789,13 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 	}
 	now := s.clock()
 	work := maps.Clone(s.recs)
+	defer func() {
+		if err != nil {
+			// fn may have cached dedupe forms of texts that were not stored:
+			// check the cache against the entries before it is used again.
+			s.formsReady = false
+		}
+	}()
 	protect, changed, err := fn(work, now)
 	if err != nil || !changed && !rewrite {
 		return notify, err
@@ -938,8 +947,12 @@ func (s *Store) replace(recs map[string]Entry) {
 		if o, ok := old[id]; ok && sameEntry(o, e) {
 			continue
 		}
-		if s.formsReady && e.Live() {
-			s.formOf(id, e.Text)
+		if s.formsReady {
+			if e.Live() {
+				s.formOf(id, e.Text)
+			} else {
+				delete(s.forms, id)
+			}
 		}
 		if s.index == nil {
 			continue

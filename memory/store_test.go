@@ -582,6 +582,26 @@ func TestStoreAddDuplicate(t *testing.T) {
 	}
 }
 
+// A batch that fails as a whole must not leave the dedupe check believing
+// what the batch would have stored.
+func TestStoreDedupeAfterFailedBatch(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 2})
+	tea := mustAdd(t, s, memory.Entry{Text: "likes green tea", Pinned: true})
+	mustAdd(t, s, memory.Entry{Text: "owns a cat named Miso", Pinned: true})
+	// The first entry would lengthen tea's text; the second does not fit.
+	_, err := s.AddAll([]memory.Entry{{Text: "likes green tea in the morning"}, {Text: "works from Lyon on Fridays"}})
+	if !errors.Is(err, memory.ErrFull) {
+		t.Fatalf("AddAll over a cap of pinned entries: %v, want ErrFull", err)
+	}
+	if e, _ := s.Get(tea.ID); e.Text != tea.Text {
+		t.Fatalf("a failed batch changed %q to %q", tea.Text, e.Text)
+	}
+	got, isNew, err := s.Add(memory.Entry{Text: "Likes green tea."})
+	if err != nil || isNew || got.ID != tea.ID {
+		t.Fatalf("Add of a duplicate after a failed batch: %+v, new %v, %v; want %s refreshed", got, isNew, err, tea.ID)
+	}
+}
+
 func TestStoreEvictionOrder(t *testing.T) {
 	clk := newClock()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 6, Now: clk.Now})
