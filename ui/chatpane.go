@@ -207,7 +207,9 @@ func (p *chatPane) retry() {
 	}
 }
 
-// sendText starts a turn; it reports whether one could start.
+// sendText starts a turn; it reports whether one could start. Before the
+// chat's messages have loaded the text waits for them (UI.chatLoaded), so
+// that every event of the turn comes after what was loaded.
 func (p *chatPane) sendText(text string) bool {
 	s := p.s
 	if s == nil || s.busy || text == "" {
@@ -215,6 +217,29 @@ func (p *chatPane) sendText(text string) bool {
 	}
 	s.busy = true
 	p.setBusy(true)
+	if !s.loaded {
+		s.queued = text
+		return true
+	}
+	p.startTurn(s, text)
+	return true
+}
+
+// unqueue drops the message of s waiting for its chat to load and gives
+// it back to the message box when that is empty.
+func (p *chatPane) unqueue(s *session) {
+	text := s.queued
+	s.queued, s.busy = "", false
+	if p.s == s {
+		p.setBusy(false)
+		if text != "" && p.input.Text == "" {
+			p.input.SetText(text)
+		}
+	}
+}
+
+// startTurn sends text to the agent in chat s.
+func (p *chatPane) startTurn(s *session, text string) {
 	id, u := s.info.ID, p.u
 	u.bg(func() func() {
 		err := u.b.Send(u.ctx, id, text)
@@ -231,5 +256,4 @@ func (p *chatPane) sendText(text string) bool {
 			}
 		}
 	})
-	return true
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +38,8 @@ type fakeBackend struct {
 	sendErr  error
 	canceled []string
 	now      time.Time
+	loadGate chan struct{} // when set, Chat waits for it to close
+	calls    []string      // "chat ID" when Chat returns, "send ID" when Send starts a turn
 }
 
 func newFakeBackend(t *testing.T) *fakeBackend {
@@ -61,6 +65,7 @@ func (f *fakeBackend) Send(_ context.Context, chatID, text string) error {
 		return f.sendErr
 	}
 	f.sent = append(f.sent, chatID+": "+text)
+	f.calls = append(f.calls, "send "+chatID)
 	var evs []agent.Event
 	if f.script != nil {
 		evs = f.script(chatID, text)
@@ -68,8 +73,20 @@ func (f *fakeBackend) Send(_ context.Context, chatID, text string) error {
 		evs = []agent.Event{agent.TurnStarted{ChatID: chatID, Text: text},
 			agent.Delta{ChatID: chatID, Text: "ok"}, agent.TurnDone{ChatID: chatID}}
 	}
+	// Like the agent, the user's message is recorded before TurnStarted and
+	// the answer before TurnDone.
+	f.chats[chatID].Messages = append(f.chats[chatID].Messages, Message{Role: agent.RoleUser, Text: text})
 	go func() {
+		var answer strings.Builder
 		for _, e := range evs {
+			switch e := e.(type) {
+			case agent.Delta:
+				answer.WriteString(e.Text)
+			case agent.TurnDone:
+				f.with(chatID, func(c *Chat) {
+					c.Messages = append(c.Messages, Message{Role: agent.RoleAssistant, Text: answer.String()})
+				})
+			}
 			f.events <- e
 		}
 	}()
@@ -107,12 +124,21 @@ func (f *fakeBackend) NewChat() (ChatInfo, error) {
 
 func (f *fakeBackend) Chat(id string) (Chat, error) {
 	f.mu.Lock()
+	gate := f.loadGate
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.chats[id]
 	if !ok {
 		return Chat{}, agent.ErrChatNotFound
 	}
-	return *c, nil
+	f.calls = append(f.calls, "chat "+id)
+	cc := *c
+	cc.Messages = slices.Clone(c.Messages)
+	return cc, nil
 }
 
 func (f *fakeBackend) with(id string, fn func(c *Chat)) error {
@@ -208,6 +234,12 @@ func (f *fakeBackend) RecentProjects() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.recent...)
+}
+
+func (f *fakeBackend) callLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
 }
 
 func (f *fakeBackend) sentMessages() []string {

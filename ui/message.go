@@ -22,6 +22,7 @@ type session struct {
 	msgs   []*msgState
 	loaded bool
 	busy   bool
+	queued string // a message sent before msgs loaded, sent once they have
 }
 
 // msgState is a message plus what only the window tracks about it.

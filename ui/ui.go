@@ -269,7 +269,13 @@ func (u *UI) apply(ev agent.Event) {
 		}
 		return
 	}
-	s := u.session(id)
+	// A chat's events are only applied once its messages have loaded:
+	// a turn starts only in a loaded chat (see chatPane.sendText), so
+	// events of a chat not loaded yet are already in what it will load.
+	s, ok := u.sessions[id]
+	if !ok || !s.loaded {
+		return
+	}
 	cur := id == u.current
 	switch e := ev.(type) {
 	case agent.TurnStarted:
@@ -409,33 +415,39 @@ func (u *UI) selectChat(id string) {
 	}
 	u.bg(func() func() {
 		c, err := u.b.Chat(id)
-		return func() {
-			if err != nil {
-				u.showError("Could not open the chat", err)
-				return
-			}
-			s.info = c.ChatInfo
-			if !s.loaded {
-				live := s.msgs
-				s.msgs = nil
-				for _, m := range c.Messages {
-					ms := &msgState{Message: m}
-					ms.settings = m.Err != ""
-					s.msgs = append(s.msgs, ms)
-				}
-				s.msgs = append(s.msgs, live...)
-				s.loaded = true
-			}
-			if u.current == id {
-				u.bar.showChat(s.info)
-				u.insp.setProject(s.info.Project)
-				u.pane.show(s)
-				if a := s.lastAnswer(); a != nil {
-					u.insp.highlight(a.Recalled)
-				}
-			}
-		}
+		return func() { u.chatLoaded(s, c, err) }
 	})
+}
+
+// chatLoaded shows the messages of s loaded from the agent, and then
+// starts the turn of a message sent while they were loading.
+func (u *UI) chatLoaded(s *session, c Chat, err error) {
+	if err != nil {
+		u.pane.unqueue(s)
+		u.showError("Could not open the chat", err)
+		return
+	}
+	if s.loaded {
+		return
+	}
+	s.info = c.ChatInfo
+	s.msgs = make([]*msgState, len(c.Messages))
+	for k, m := range c.Messages {
+		s.msgs[k] = &msgState{Message: m, settings: m.Err != ""}
+	}
+	s.loaded = true
+	if u.current == s.info.ID {
+		u.bar.showChat(s.info)
+		u.insp.setProject(s.info.Project)
+		u.pane.show(s)
+		if a := s.lastAnswer(); a != nil {
+			u.insp.highlight(a.Recalled)
+		}
+	}
+	if text := s.queued; text != "" {
+		s.queued = ""
+		u.pane.startTurn(s, text)
+	}
 }
 
 // newChat creates a chat and selects it.
@@ -528,6 +540,10 @@ func (u *UI) addShortcuts() {
 func (u *UI) stop() {
 	s := u.currentSession()
 	if s == nil || !s.busy {
+		return
+	}
+	if s.queued != "" {
+		u.pane.unqueue(s)
 		return
 	}
 	id := s.info.ID

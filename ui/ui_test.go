@@ -807,3 +807,95 @@ func TestInspectorCollapses(t *testing.T) {
 		t.Fatal("Ctrl+F did not bring the inspector back with the search focused")
 	}
 }
+
+// messageTexts lists a session's messages as "role: text".
+func messageTexts(s *session) []string {
+	var out []string
+	for _, m := range s.msgs {
+		out = append(out, m.Role+": "+m.Text)
+	}
+	return out
+}
+
+// TestSendWhileChatLoads sends a message before the chat's messages have
+// loaded: the turn starts only once they have, and each message shows once.
+func TestSendWhileChatLoads(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		c, _ := fb.NewChat()
+		fb.chats[c.ID].Messages = []Message{{Role: agent.RoleUser, Text: "earlier question"},
+			{Role: agent.RoleAssistant, Text: "earlier answer"}}
+		fb.NewChat()
+	})
+	gate := make(chan struct{})
+	h.fb.mu.Lock()
+	h.fb.loadGate = gate
+	h.fb.mu.Unlock()
+	h.u.selectChat("chat1")
+	in := h.u.pane.input
+	test.Type(in, "new question")
+	pressReturn(in, false)
+	if !h.u.pane.stopB.Visible() {
+		t.Error("Stop is not shown for a message waiting for its chat to load")
+	}
+	close(gate)
+	h.waitFor("the answer", func() bool {
+		s := h.u.currentSession()
+		return s.loaded && !s.busy && len(s.msgs) > 2
+	})
+	want := []string{"user: earlier question", "assistant: earlier answer", "user: new question", "assistant: ok"}
+	if got := messageTexts(h.u.currentSession()); !slices.Equal(got, want) {
+		t.Fatalf("messages %q, want %q", got, want)
+	}
+	if got := h.fb.callLog(); !slices.Equal(got[len(got)-2:], []string{"chat chat1", "send chat1"}) {
+		t.Fatalf("calls %q: the message was sent before the chat loaded", got)
+	}
+}
+
+// TestEventsBeforeLoadShowOnce applies a turn's events to a chat that was
+// never opened and whose messages on disk already hold that turn: opening
+// it shows the turn once.
+func TestEventsBeforeLoadShowOnce(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		c, _ := fb.NewChat()
+		fb.chats[c.ID].Messages = []Message{{Role: agent.RoleUser, Text: "q"}, {Role: agent.RoleAssistant, Text: "a"}}
+		fb.NewChat()
+	})
+	for _, ev := range []agent.Event{agent.TurnStarted{ChatID: "chat1", Text: "q"},
+		agent.Delta{ChatID: "chat1", Text: "a"}, agent.TurnDone{ChatID: "chat1"}} {
+		h.u.apply(ev)
+	}
+	h.u.selectChat("chat1")
+	h.settle()
+	if got, want := messageTexts(h.u.currentSession()), []string{"user: q", "assistant: a"}; !slices.Equal(got, want) {
+		t.Fatalf("messages %q, want %q", got, want)
+	}
+	if n := len(h.u.pane.views); n != 2 {
+		t.Fatalf("%d message views, want 2", n)
+	}
+}
+
+// TestStopWhileChatLoads stops a message still waiting for its chat to
+// load: nothing is sent and the text goes back to the message box.
+func TestStopWhileChatLoads(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.NewChat()
+		fb.NewChat()
+	})
+	gate := make(chan struct{})
+	h.fb.mu.Lock()
+	h.fb.loadGate = gate
+	h.fb.mu.Unlock()
+	h.u.selectChat("chat1")
+	in := h.u.pane.input
+	test.Type(in, "never mind")
+	pressReturn(in, false)
+	in.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	close(gate)
+	h.settle()
+	if s := h.u.currentSession(); s.busy || !s.loaded || len(h.fb.sentMessages()) != 0 {
+		t.Fatalf("after Esc: busy %v, loaded %v, sent %q", s.busy, s.loaded, h.fb.sentMessages())
+	}
+	if in.Text != "never mind" || !h.u.pane.send.Visible() {
+		t.Fatalf("message box %q, Send shown %v", in.Text, h.u.pane.send.Visible())
+	}
+}
