@@ -289,10 +289,16 @@ func (ix *Index) layPostings() {
 	}
 }
 
-// putLocked is Put.
+// putLocked is Put. A new version that keeps the text and kind (a use
+// recorded, a pin) only updates the entry's bookkeeping: its chunks and
+// their terms are the same.
 func (ix *Index) putLocked(e Entry) {
 	if !e.Live() {
 		ix.deleteLocked(e.ID)
+		return
+	}
+	if slot, ok := ix.byID[e.ID]; ok && ix.slots[slot].e.Text == e.Text && ix.slots[slot].e.Kind == e.Kind {
+		ix.setEntry(slot, e, false)
 		return
 	}
 	slot, s := ix.slotFor(e)
@@ -310,12 +316,6 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 	slot, ok := ix.byID[e.ID]
 	if ok {
 		ix.dropDocs(slot)
-		if !e.Created.Equal(ix.slots[slot].e.Created) {
-			ix.leaveGroup(slot)
-			ix.slots[slot].e.Created = e.Created
-			ix.slots[slot].group = e.Created.Unix()
-			ix.joinGroup(slot)
-		}
 	} else {
 		if n := len(ix.free); n > 0 {
 			slot = ix.free[n-1]
@@ -328,19 +328,31 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 		ix.entries++
 		ix.slots[slot].seq = ix.nextSeq
 		ix.nextSeq++
-		ix.slots[slot].e = e
-		ix.slots[slot].group = e.Created.Unix()
-		ix.joinGroup(slot)
 	}
+	ix.setEntry(slot, e, !ok)
 	s := &ix.slots[slot]
-	s.e = e
-	s.live = true
 	s.hash = hashText(e.Text)
 	s.docs = s.docs[:0]
+	return slot, s
+}
+
+// setEntry records a version of a slot's entry: its creation group (fresh:
+// the slot has none yet) and the newest entry time.
+func (ix *Index) setEntry(slot int32, e Entry, fresh bool) {
+	s := &ix.slots[slot]
+	if fresh || !e.Created.Equal(s.e.Created) {
+		if !fresh {
+			ix.leaveGroup(slot)
+		}
+		s.e.Created = e.Created
+		s.group = e.Created.Unix()
+		ix.joinGroup(slot)
+	}
+	s.e = e
+	s.live = true
 	if t := entryTime(e); t.After(ix.newest) {
 		ix.newest = t
 	}
-	return slot, s
 }
 
 // hashBytes is hashText of bytes.

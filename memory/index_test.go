@@ -107,6 +107,12 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 						ix.mu.Lock()
 						ix.compact()
 						ix.mu.Unlock()
+					} else if e, ok := live[id]; ok { // used or pinned: same text
+						e.Uses++
+						e.LastUsed = recallBase.Add(time.Duration(step) * time.Minute)
+						e.Pinned = !e.Pinned
+						live[id] = e
+						ix.Put(e)
 					}
 				}
 			}
@@ -127,6 +133,30 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 				t.Fatal("the queries found nothing; the test would not notice a difference")
 			}
 		})
+	}
+}
+
+// A new version with the same text and kind (a use recorded) is not
+// indexed again, but hits carry the new version.
+func TestPutSameTextKeepsChunks(t *testing.T) {
+	ix := NewIndex()
+	e := Entry{ID: "a", Kind: KindFact, Text: "The deploy runs from the blue pipeline.", Created: recallBase, Updated: recallBase}
+	ix.Put(e)
+	ix.Put(Entry{ID: "b", Kind: KindFact, Text: "Lunch is at noon.", Created: recallBase.Add(time.Hour), Updated: recallBase.Add(time.Hour)})
+	docs := len(ix.docLen)
+	e.Uses, e.LastUsed, e.Pinned = 3, recallBase.Add(time.Hour), true
+	ix.Put(e)
+	if len(ix.docLen) != docs || ix.dead != 0 {
+		t.Errorf("a use re-indexed the entry: %d chunks (was %d), %d dead", len(ix.docLen), docs, ix.dead)
+	}
+	hits := ix.Search("deploy pipeline", nil, RecallOptions{})
+	if len(hits) != 1 || hits[0].Entry.Uses != 3 || !hits[0].Entry.Pinned {
+		t.Fatalf("hits after a use: %+v", hits)
+	}
+	e.Kind = KindPreference // the kind label is indexed: a new kind re-indexes
+	ix.Put(e)
+	if hits := ix.Search("preference", nil, RecallOptions{}); len(hits) != 1 || hits[0].Entry.ID != "a" {
+		t.Errorf("after a change of kind: %v", briefHits(hits))
 	}
 }
 
