@@ -68,9 +68,10 @@ type storeState struct {
 	scope Scope
 	dir   string
 
-	mu       sync.Mutex
-	pinned   []memory.Entry
-	pinnedOK bool
+	mu        sync.Mutex
+	pinned    []memory.Entry
+	pinnedOK  bool
+	reloading bool // memoryFileChanged reports the reload's change itself
 }
 
 // projectState is a pinned project folder: its store and AGENTS.md.
@@ -125,14 +126,18 @@ func New(opts Options) (*Agent, error) {
 }
 
 // watch wraps an opened store and turns its changes into MemoryChanged
-// events.
+// events. The change a reload of an outside edit makes is left to
+// memoryFileChanged, which reports it once, as External.
 func (a *Agent) watch(st *memory.Store, scope Scope, dir string) *storeState {
 	ss := &storeState{st: st, scope: scope, dir: dir}
 	st.OnChange(func() {
 		ss.mu.Lock()
 		ss.pinnedOK = false
+		reloading := ss.reloading
 		ss.mu.Unlock()
-		a.events.emit(MemoryChanged{Scope: scope, Dir: dir, Err: st.Err()})
+		if !reloading {
+			a.events.emit(MemoryChanged{Scope: scope, Dir: dir, Err: st.Err()})
+		}
 	})
 	return ss
 }

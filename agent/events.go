@@ -99,8 +99,9 @@ type MemoriesSaved struct {
 	Err     error
 }
 
-// MemoryChanged reports that a memory store changed (own write or a reload
-// of an external edit); Err is the store's error state, if any.
+// MemoryChanged reports that a memory store changed: once per write of the
+// app, and once per outside edit of its file (External, after the edit was
+// merged). Err is the store's error state, if any.
 type MemoryChanged struct {
 	Scope    Scope
 	Dir      string // the project folder for ScopeProject

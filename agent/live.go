@@ -126,14 +126,19 @@ func (a *Agent) stopLive() {
 	}
 }
 
-// memoryFileChanged merges an outside change of a store's file. A file
-// that does not parse is left as it is, and so are the memories: the event
-// carries the store's *memory.UnparsableError until the file is fixed.
+// memoryFileChanged merges an outside change of a store's file and reports
+// it as one MemoryChanged{External: true} (the store's own change event for
+// the reload is held back; so is that of an app write that happens during
+// the reload, which this event covers too). A file that does not parse is
+// left as it is, and so are the memories: the event carries the store's
+// *memory.UnparsableError until the file is fixed.
 func (a *Agent) memoryFileChanged(ss *storeState) {
 	if !ss.st.ChangedOnDisk() {
 		return // the echo of the store's own write
 	}
+	ss.setReloading(true)
 	err := ss.st.Reload()
+	ss.setReloading(false)
 	if serr := ss.st.Err(); serr != nil || err == nil {
 		err = serr // the store's error state reads better than Reload's wrapping of it
 	}
@@ -165,4 +170,12 @@ func (a *Agent) configFileChanged() {
 	if changed {
 		a.emit(Notice{Text: "config.json changed; the next turn uses the new settings."})
 	}
+}
+
+// setReloading marks the store as being reloaded by memoryFileChanged (the
+// watcher's goroutine is the only one that reloads).
+func (ss *storeState) setReloading(on bool) {
+	ss.mu.Lock()
+	ss.reloading = on
+	ss.mu.Unlock()
 }

@@ -146,6 +146,7 @@ func TestLiveMemoryEditsArePickedUp(t *testing.T) {
 			h := newHarness(t, nil, nil)
 			st := h.store(agent.ScopeGlobal, "")
 			old := mustAddMemory(t, st, "The user's cat is called Miso.")
+			h.collect("own write", func(e agent.Event) bool { _, ok := e.(agent.MemoryChanged); return ok })
 			editFile(t, st.Path(), tt.write(t), func(es []map[string]any) []map[string]any {
 				for _, e := range es {
 					if e["id"] == old.ID {
@@ -163,6 +164,9 @@ func TestLiveMemoryEditsArePickedUp(t *testing.T) {
 			ev := h.collect("MemoryChanged", external(agent.ScopeGlobal))
 			if m := ev[len(ev)-1].(agent.MemoryChanged); m.Err != nil {
 				t.Errorf("MemoryChanged.Err = %v", m.Err)
+			}
+			if n := len(of[agent.MemoryChanged](ev)); n != 1 {
+				t.Errorf("%d MemoryChanged events for one outside edit, want 1: %#v", n, ev)
 			}
 		})
 	}
