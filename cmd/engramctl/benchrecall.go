@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -27,12 +28,20 @@ type benchQuery struct {
 	History []string `json:"history"`
 }
 
+func init() {
+	register("bench-recall", "rank memories for the recall eval (shared/eval)",
+		func(_ context.Context, args []string, env *cliEnv) int {
+			return benchRecall(args, env.Stdout, env.Stderr)
+		})
+}
+
 // benchRecall implements `engramctl bench-recall` (the contract of
-// shared/eval/README.md): it loads the memories into a fresh index, keeping
-// their ids and creation times, and prints for every query the ids of the
-// memories recalled, best first, at most --k of them. Recall goes through
-// Index.Search exactly as the app's auto-recall does, with only the cut-off
-// lifted and K raised. Its last line on stderr is the timing.
+// shared/eval/README.md): it loads the memories into a fresh in-memory
+// store, keeping their ids and creation times, and prints for every query
+// the ids of the memories recalled, best first, at most --k of them. Recall
+// goes through Store.Recall exactly as the app's auto-recall does, with only
+// the cut-off lifted, K raised and the store's cap set to fit every memory.
+// Its last line on stderr is the timing.
 func benchRecall(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench-recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -59,13 +68,12 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	}
 
 	t0 := time.Now()
-	entries := make([]memory.Entry, len(mems))
-	for i, m := range mems {
-		entries[i] = memory.Entry{ID: m.ID, Kind: memory.KindFact, Text: m.Text, Source: memory.SourceImport,
-			Created: m.Created, Updated: m.Created}
+	store, ids, err := loadBenchStore(mems, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench-recall: %v\n", err)
+		return 1
 	}
-	ix := memory.NewIndex()
-	ix.PutAll(entries)
+	store.Recall("", nil, memory.RecallOptions{}) // the store builds its index on the first recall
 	build := time.Since(t0)
 
 	out := bufio.NewWriter(stdout)
@@ -73,16 +81,16 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	opts := memory.RecallOptions{K: *k, NoCutoff: true}
 	for _, q := range queries {
 		t := time.Now()
-		hits := ix.Search(q.Query, q.History, opts)
+		hits := store.Recall(q.Query, q.History, opts)
 		lat = append(lat, time.Since(t))
-		ids := make([]string, len(hits))
+		hitIDs := make([]string, len(hits))
 		for i, h := range hits {
-			ids[i] = h.Entry.ID
+			hitIDs[i] = ids[h.Entry.ID]
 		}
 		line, err := json.Marshal(struct {
 			ID   string   `json:"id"`
 			Hits []string `json:"hits"`
-		}{q.ID, ids})
+		}{q.ID, hitIDs})
 		if err != nil {
 			fmt.Fprintf(stderr, "bench-recall: %v\n", err)
 			return 1
@@ -98,6 +106,43 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "recall: %d queries, build %d ms, p50 %d us, p95 %d us\n",
 		len(queries), build.Milliseconds(), percentile(lat, 50).Microseconds(), percentile(lat, 95).Microseconds())
 	return 0
+}
+
+// loadBenchStore adds the memories to a fresh in-memory store, as an import
+// would, and returns it with the memory id of each store ID. Memory ids
+// ("D1:3") need not be valid entry IDs, so the entries get IDs of their own
+// that follow the input order: entries saved at the same time keep it in
+// the store's order, as entries saved one after another do in the app.
+// Memories the store refuses (invalid text) or merges into an earlier one
+// (duplicates) are counted on stderr.
+func loadBenchStore(mems []benchMemory, stderr io.Writer) (*memory.Store, map[string]string, error) {
+	entries := make([]memory.Entry, len(mems))
+	ids := make(map[string]string, len(mems))
+	for i, m := range mems {
+		id := fmt.Sprintf("m%07d", i)
+		ids[id] = m.ID
+		entries[i] = memory.Entry{ID: id, Kind: memory.KindFact, Text: m.Text, Source: memory.SourceImport,
+			Created: m.Created, Updated: m.Created}
+	}
+	store := memory.NewInMemory(memory.Options{MaxEntries: max(len(entries), 1)})
+	res, err := store.AddAll(entries)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load memories: %w", err)
+	}
+	invalid, merged := 0, 0
+	for i, r := range res {
+		switch {
+		case r.Err != nil:
+			invalid++
+			fmt.Fprintf(stderr, "bench-recall: memory %s left out: %v\n", mems[i].ID, r.Err)
+		case !r.New:
+			merged++
+		}
+	}
+	if invalid > 0 || merged > 0 {
+		fmt.Fprintf(stderr, "bench-recall: %d memories left out, %d merged into an earlier duplicate\n", invalid, merged)
+	}
+	return store, ids, nil
 }
 
 // percentile of sorted durations (nearest rank); 0 for none.

@@ -76,6 +76,31 @@ func TestBenchRecall(t *testing.T) {
 	}
 }
 
+// Memories go through the store as the app's do: a duplicate is merged into
+// the earlier memory, text the store refuses is left out, and both are said
+// on stderr before the timing line.
+func TestBenchRecallThroughStore(t *testing.T) {
+	dir := t.TempDir()
+	mem := benchWriteFile(t, dir, "s.memories.jsonl", `{"id": "a:1", "text": "The kiln in the garage fires stoneware.", "created": "2023-05-08T13:56:00Z"}
+{"id": "a:2", "text": "the kiln in the garage fires stoneware", "created": "2023-05-09T13:56:00Z"}
+{"id": "a:3", "text": "bell \u0007 character", "created": "2023-05-09T13:56:00Z"}
+`)
+	qry := benchWriteFile(t, dir, "s.queries.jsonl", `{"id": "q0", "query": "what does the kiln fire?"}`+"\n")
+	var stdout, stderr bytes.Buffer
+	if code := benchRecall([]string{"--memories", mem, "--queries", qry}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != `{"id":"q0","hits":["a:1"]}` {
+		t.Errorf("output %s, want the first of the duplicates alone", got)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) < 2 || !strings.Contains(stderr.String(), "memory a:3 left out") ||
+		lines[len(lines)-2] != "bench-recall: 1 memories left out, 1 merged into an earlier duplicate" ||
+		!strings.HasPrefix(lines[len(lines)-1], "recall: 1 queries") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
 func TestBenchRecallErrors(t *testing.T) {
 	dir := t.TempDir()
 	mem := benchWriteFile(t, dir, "m.jsonl", benchMems)

@@ -61,15 +61,6 @@ func register(name, summary string, run func(ctx context.Context, args []string,
 	commands[name] = command{summary: summary, run: run}
 }
 
-func init() {
-	// benchrecall.go was written before this registry; its owner may move
-	// this registration into that file.
-	register("bench-recall", "rank memories for the recall eval (shared/eval)",
-		func(_ context.Context, args []string, env *cliEnv) int {
-			return benchRecall(args, env.Stdout, env.Stderr)
-		})
-}
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
