@@ -3,11 +3,14 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"engram/agent"
 	"engram/agent/agenttest"
@@ -615,6 +618,51 @@ func TestEndpointUnreachable(t *testing.T) {
 	log := h.turn(id, "hello")
 	if !errors.Is(log.done.Err, &agent.Error{Code: agent.CodeUnreachable}) {
 		t.Fatalf("TurnDone.Err = %v, want unreachable", log.done.Err)
+	}
+}
+
+// TestEndpointTimeout: an endpoint that accepts the connection and never
+// answers is "unreachable" once the HTTP client's timeout, or the context
+// given to Models, runs out.
+func TestEndpointTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	dir := t.TempDir()
+	cfg := agent.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.Distill = srv.URL+"/v1", "m", false
+	client := srv.Client()
+	client.Timeout = 50 * time.Millisecond
+	a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d"), HTTPClient: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	h := &harness{t: t, a: a}
+	id := h.newChat()
+	log := h.turn(id, "hello")
+	var ae *agent.Error
+	if !errors.As(log.done.Err, &ae) || ae.Code != agent.CodeUnreachable {
+		t.Fatalf("TurnDone.Err = %v, want unreachable", log.done.Err)
+	}
+	if !strings.Contains(ae.Message, "cannot be reached") {
+		t.Errorf("message %q", ae.Message)
+	}
+	if c, _ := a.Chat(id); c.Messages[len(c.Messages)-1].Stopped {
+		t.Error("a timeout was saved as a stopped answer")
+	}
+
+	client.Timeout = 0 // the turn is over: now the context's deadline is what runs out
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := a.Models(ctx); !errors.Is(err, &agent.Error{Code: agent.CodeUnreachable}) {
+		t.Errorf("Models = %v, want unreachable", err)
 	}
 }
 
