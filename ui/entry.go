@@ -81,6 +81,11 @@ func (e *messageEntry) TypedKey(k *fyne.KeyEvent) {
 	e.shortcutEntry.TypedKey(k)
 }
 
+// AcceptsTab implements fyne.Tabbable: Tab and Shift+Tab move the focus
+// out of the message box (to the last answer's buttons, say) instead of
+// typing a tab.
+func (e *messageEntry) AcceptsTab() bool { return false }
+
 // FocusLost implements fyne.Focusable; a Shift released elsewhere must not
 // stick.
 func (e *messageEntry) FocusLost() {

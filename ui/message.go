@@ -71,6 +71,7 @@ type messageView struct {
 	body     *fyne.Container
 	md       *markdownView
 	details  *fyne.Container
+	toggle   *widget.Button // the disclosure's button, once there is one
 	lastText string
 	pending  bool
 	rendered bool
@@ -196,16 +197,15 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 	if m.open {
 		icon = theme.MenuDropDownIcon()
 	}
-	btn := widget.NewButtonWithIcon(summaryLine(len(m.Recalled), len(m.Tools)), icon, func() {
-		m.open = !m.open
-		v.chrome = ""
-		v.update()
-		if v.act.changed != nil {
-			v.act.changed()
-		}
-	})
-	btn.Importance = widget.LowImportance
-	btn.Alignment = widget.ButtonAlignLeading
+	// The button outlives the rebuilds so that it keeps the keyboard focus.
+	if v.toggle == nil {
+		v.toggle = widget.NewButton("", v.toggleOpen)
+		v.toggle.Importance = widget.LowImportance
+		v.toggle.Alignment = widget.ButtonAlignLeading
+	}
+	btn := v.toggle
+	btn.Text, btn.Icon = summaryLine(len(m.Recalled), len(m.Tools)), icon
+	btn.Refresh()
 	if !m.open {
 		return container.NewHBox(btn)
 	}
@@ -217,6 +217,15 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 		v.details.Add(toolRow(t))
 	}
 	return container.NewVBox(container.NewHBox(btn), container.NewPadded(v.details))
+}
+
+// toggleOpen expands or collapses the disclosure.
+func (v *messageView) toggleOpen() {
+	v.m.open = !v.m.open
+	v.update()
+	if v.act.changed != nil {
+		v.act.changed()
+	}
 }
 
 // hitRow shows one recalled memory: kind, scope, score, matched terms, text.

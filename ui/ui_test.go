@@ -899,3 +899,54 @@ func TestStopWhileChatLoads(t *testing.T) {
 		t.Fatalf("message box %q, Send shown %v", in.Text, h.u.pane.send.Visible())
 	}
 }
+
+// TestKeyboardReachesDisclosureAndTabs checks the keyboard paths the e2e
+// test takes: Shift+Tab from the message box reaches the last answer's
+// disclosure, Shift+Tab from the memory search the Project tab, and Space
+// presses them.
+func TestKeyboardReachesDisclosureAndTabs(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.script = func(id, text string) []agent.Event {
+			return []agent.Event{agent.TurnStarted{ChatID: id, Text: text},
+				agent.ToolCall{ChatID: id, CallID: "c1", Name: "memory_search", Args: `{}`},
+				agent.ToolResult{ChatID: id, CallID: "c1", Name: "memory_search", Result: "none"},
+				agent.Delta{ChatID: id, Text: "Done.\n\n```sh\nls\n```\n"}, agent.TurnDone{ChatID: id}}
+		}
+	})
+	in := h.u.pane.input
+	if in.AcceptsTab() {
+		t.Fatal("the message box keeps Tab to itself")
+	}
+	test.Type(in, "q")
+	pressReturn(in, false)
+	h.waitFor("the answer", func() bool { return !h.u.currentSession().busy })
+	c := h.w.Canvas()
+	c.FocusPrevious()
+	d, ok := c.Focused().(*widget.Button)
+	if !ok || d.Text != "No memories recalled · 1 tool call" {
+		t.Fatalf("Shift+Tab from the message box focused %T %v", c.Focused(), c.Focused())
+	}
+	d.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	if a := h.u.currentSession().lastAnswer(); !a.open {
+		t.Fatal("Space did not open the disclosure")
+	}
+	c.FocusNext()
+	if c.Focused() != in {
+		t.Fatalf("Tab from the disclosure focused %T, want the message box", c.Focused())
+	}
+
+	h.u.pinProject(t.TempDir())
+	h.settle()
+	h.u.insp.setScope(agent.ScopeGlobal)
+	h.settle()
+	h.u.insp.focusSearch()
+	c.FocusPrevious()
+	if c.Focused() != h.u.insp.proj {
+		t.Fatalf("Shift+Tab from the search focused %T, want the Project tab", c.Focused())
+	}
+	h.u.insp.proj.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	h.settle()
+	if h.u.insp.scope != agent.ScopeProject {
+		t.Fatal("Space on the Project tab did not show the project's memories")
+	}
+}
