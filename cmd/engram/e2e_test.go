@@ -307,8 +307,9 @@ func TestE2E(t *testing.T) {
 	}
 	time.Sleep(700 * time.Millisecond)
 	// Open the "2 memories recalled · 1 tool call" disclosure under the
-	// answer (its place in the 1280×800 window is fixed by the layout).
-	s.xdo("mousemove", "--window", s.window(), "400", "336", "click", "1")
+	// answer from the keyboard: Shift+Tab from the message box reaches it,
+	// Space opens it and Tab goes back.
+	s.xdo("key", "shift+Tab", "space", "Tab")
 	time.Sleep(500 * time.Millisecond)
 	t.Logf("screenshot %s", s.shot(out, "chat"))
 
@@ -381,7 +382,8 @@ func TestE2E(t *testing.T) {
 	pinProjectChat(t, pinned.paths(), proj, srv.BaseURL())
 	pinned.start(bin)
 	time.Sleep(500 * time.Millisecond)
-	pinned.xdo("mousemove", "--window", pinned.window(), "1180", "118", "click", "1")
+	// The Project tab is just before the memory search (Ctrl+F).
+	pinned.xdo("key", "ctrl+f", "shift+Tab", "space")
 	time.Sleep(700 * time.Millisecond)
 	t.Logf("screenshot %s", pinned.shot(out, "project"))
 	pinned.stop()
