@@ -78,21 +78,18 @@ func isJoiner(r rune) bool {
 func (t *tokenizer) each(text string, fn emitFunc) {
 	i := 0
 	for i < len(text) {
-		r, n := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(text[i:])
-		}
+		r, n := decodeFolded(text[i:])
 		switch {
 		case isWordRune(r):
 			end := i + n
 			for end < len(text) {
-				r2, n2 := utf8.DecodeRuneInString(text[end:])
+				r2, n2 := decodeFolded(text[end:])
 				if isWordRune(r2) {
 					end += n2
 					continue
 				}
 				if isJoiner(r2) && end+n2 < len(text) {
-					r3, _ := utf8.DecodeRuneInString(text[end+n2:])
+					r3, _ := decodeFolded(text[end+n2:])
 					if isWordRune(r3) {
 						end += n2
 						continue
@@ -106,7 +103,7 @@ func (t *tokenizer) each(text string, fn emitFunc) {
 			end := i + n
 			t.runes = append(t.runes[:0], cjkRune{r, i, end})
 			for end < len(text) {
-				r2, n2 := utf8.DecodeRuneInString(text[end:])
+				r2, n2 := decodeFolded(text[end:])
 				if !isCJK(r2) {
 					break
 				}
@@ -160,14 +157,11 @@ func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
 	}
 	t.cuts = t.cuts[:0]
 	compound := false
-	var prev rune
+	prevLen := 0   // bytes of the previous rune
 	prevClass := 0 // 0 none, 1 lower, 2 upper, 3 digit, 4 other letter
 	off := 0
 	for off < len(w) {
-		r, n := rune(w[off]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(w[off:])
-		}
+		r, n := decodeFolded(w[off:])
 		cls := 4
 		switch {
 		case unicode.IsDigit(r):
@@ -187,18 +181,17 @@ func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
 		case prevClass == 1 && cls == 2, prevClass == 3 && cls != 3 && cls != 0, prevClass != 3 && prevClass != 0 && cls == 3:
 			compound = true
 			t.cuts = append(t.cuts, off, off)
-		case prevClass == 2 && cls == 1 && off >= 2 && isUpperAt(w, off, prev):
+		case prevClass == 2 && cls == 1 && off >= 2 && followsCapitals(w, off-prevLen):
 			// HTTPServer: the last capital starts the next part, unless it is a
 			// plural "s" after an acronym (APIs).
 			if !(off+n == len(w) && (r == 's')) {
 				compound = true
-				pl := utf8.RuneLen(prev)
-				t.cuts = append(t.cuts, off-pl, off-pl)
+				t.cuts = append(t.cuts, off-prevLen, off-prevLen)
 			}
 		}
 		if r != '\'' && r != '’' {
 			prevClass = cls
-			prev = r
+			prevLen = n
 		}
 		off += n
 	}
@@ -207,7 +200,7 @@ func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
 		return
 	}
 	// The whole identifier, lowercased, unstemmed.
-	t.buf = lowerInto(t.buf[:0], w)
+	t.buf, _ = lowerInto(t.buf[:0], w)
 	if len(t.buf) > 1 {
 		fn(clip(t.buf), tokWhole, start, start+len(w))
 	}
@@ -224,43 +217,19 @@ func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
 	}
 }
 
-// isUpperAt reports whether the rune before off (prev) is upper case and the
-// one before it too, that is whether off follows a run of capitals.
-func isUpperAt(w string, off int, prev rune) bool {
-	pl := utf8.RuneLen(prev)
-	if off-pl <= 0 {
+// followsCapitals reports whether the rune before w[at:] is upper case: the
+// capital at w[at:] (itself after a capital) ends a run of capitals.
+func followsCapitals(w string, at int) bool {
+	if at <= 0 {
 		return false
 	}
-	r, _ := utf8.DecodeLastRuneInString(w[:off-pl])
+	r, _ := utf8.DecodeLastRuneInString(w[:at])
 	return unicode.IsUpper(r)
 }
 
 // emitWord lowercases, drops stopwords and stems a simple word.
 func (t *tokenizer) emitWord(w string, start, end int, class tokClass, fn emitFunc) {
-	b := t.part[:0]
-	ascii := true
-	for i := 0; i < len(w); {
-		c := w[i]
-		if c < utf8.RuneSelf {
-			if c == '\'' {
-				i++
-				continue
-			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(w[i:])
-		i += n
-		if r == '’' {
-			continue
-		}
-		ascii = false
-		b = utf8.AppendRune(b, unicode.ToLower(r))
-	}
+	b, ascii := lowerInto(t.part[:0], w)
 	t.part = b
 	if len(b) == 0 {
 		return
@@ -286,26 +255,37 @@ func isDigits(b []byte) bool {
 	return true
 }
 
-func lowerInto(b []byte, s string) []byte {
+// lowerInto appends s lowercased, full-width ASCII folded to half width and
+// apostrophes dropped, to b; ascii reports that the result is ASCII.
+func lowerInto(b []byte, s string) (_ []byte, ascii bool) {
+	ascii = true
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c != '\'' {
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := decodeFolded(s[i:])
 		i += n
-		if r != '’' {
+		switch {
+		case r == '\'' || r == '’':
+		case r < utf8.RuneSelf:
+			c := byte(r)
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		default:
+			ascii = false
 			b = utf8.AppendRune(b, unicode.ToLower(r))
 		}
 	}
-	return b
+	return b, ascii
+}
+
+// decodeFolded decodes the first rune of s, with full-width ASCII folded to
+// half width (foldWidth): "Ｐｙｔｈｏｎ３．１２" reads as "Python3.12".
+func decodeFolded(s string) (rune, int) {
+	if s[0] < utf8.RuneSelf {
+		return rune(s[0]), 1
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return foldWidth(r), n
 }
 
 // clip cuts a term to maxTermBytes at a rune boundary.

@@ -30,6 +30,7 @@ func TestTokenize(t *testing.T) {
 		{"CJK stop bigram and particles", "我们的猫", []string{"猫"}},
 		{"mixed", "Bluebird 什么时候发布", []string{"bluebird", "候发", "发", "发布", "布"}},
 		{"accents kept", "Café naïve", []string{"café", "naïve"}},
+		{"full width folded", "Ｐｙｔｈｏｎ３．１２ ＭＡＸ＿ＣＨＡＲＳ", []string{"python3.12", "python", "3", "12", "max_chars", "max", "char"}},
 		{"punctuation only", "!!! ... ---", nil},
 		{"empty", "", nil},
 	}
