@@ -355,18 +355,8 @@ func (ix *Index) setEntry(slot int32, e Entry, fresh bool) {
 	}
 }
 
-// hashBytes is hashText of bytes.
-func hashBytes(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
-}
-
 // hashText is the FNV-1a hash of a text.
-func hashText(s string) uint64 {
+func hashText[T string | []byte](s T) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
@@ -494,7 +484,7 @@ func cjkKey(term []byte) uint64 {
 // Two words of a vocabulary of millions share a hash with odds of about
 // one in ten million; they would then count as one term.
 func wordKey(term []byte) uint64 {
-	return hashText(string(term)) | 1
+	return hashText(term) | 1
 }
 
 // termKey is a term's dictionary key: its runes for CJK, its hash for
@@ -555,7 +545,7 @@ func (ix *Index) tableID(table *keyTable, key uint64, cjk bool) int32 {
 		if r2 := rune(key & 0xffffffff); r2 != 0 {
 			n += utf8.EncodeRune(b[n:], r2)
 		}
-		h = hashBytes(b[:n])
+		h = hashText(b[:n])
 	}
 	ix.terms[id].hash = h
 	table.put(key, id)
@@ -651,22 +641,16 @@ func (ix *Index) compact() {
 		}
 		t.post = t.post[:j]
 	}
-	ix.words.keep(func(_ uint64, id int32) bool {
+	inUse := func(_ uint64, id int32) bool {
 		if len(ix.terms[id].post) == 0 {
 			ix.terms[id] = termInfo{}
 			ix.freeTerms = append(ix.freeTerms, id)
 			return false
 		}
 		return true
-	})
-	ix.cjk.keep(func(_ uint64, id int32) bool {
-		if len(ix.terms[id].post) == 0 {
-			ix.terms[id] = termInfo{}
-			ix.freeTerms = append(ix.freeTerms, id)
-			return false
-		}
-		return true
-	})
+	}
+	ix.words.keep(inUse)
+	ix.cjk.keep(inUse)
 	for i := range ix.slots {
 		for j, d := range ix.slots[i].docs {
 			ix.slots[i].docs[j] = remap[d]
