@@ -38,6 +38,13 @@ type Options struct {
 	// RetryDelay is the wait before the first retry of a 429 or 5xx; it
 	// doubles for each of the 3 retries (default 1s).
 	RetryDelay time.Duration
+	// Getenv reads the environment that Config was resolved with: the
+	// program passes os.Getenv (nil: no environment). With it the agent
+	// knows which of the endpoint, key and model come from OPENAI_BASE_URL,
+	// OPENAI_API_KEY and ENGRAM_MODEL, so that they keep overriding
+	// config.json when the file changes and SetConfig does not write them
+	// into it (see configSource).
+	Getenv func(string) string
 }
 
 // Agent runs chat turns against a model with memory. See the package doc
@@ -52,6 +59,9 @@ type Agent struct {
 	live   *live           // follows file changes (live.go); nil without a watcher
 	ctx    context.Context // cancelled by Close
 	stop   context.CancelFunc
+
+	cfgMu sync.Mutex   // serialises SetConfig and the reloads of config.json
+	src   configSource // guarded by cfgMu
 
 	mu       sync.Mutex
 	cfg      Config
@@ -107,6 +117,11 @@ func New(opts Options) (*Agent, error) {
 		cfg: opts.Config.withDefaults(), projects: map[string]*projectState{},
 		running: map[string]context.CancelFunc{}, instr: NewInstructions(opts.Paths.GlobalInstructions())}
 	a.idle = sync.NewCond(&a.mu)
+	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
+	if err != nil {
+		file = Config{} // unreadable: none of the values in use came from it
+	}
+	a.src = newConfigSource(a.cfg, file, opts.Getenv)
 	a.ctx, a.stop = context.WithCancel(context.Background())
 	st, err := memory.Open(opts.Paths.GlobalMemory(), opts.Memory)
 	if err != nil {
@@ -170,14 +185,31 @@ func (a *Agent) Config() Config {
 	return a.cfg
 }
 
-// SetConfig saves c to the config file and uses it from the next turn on.
+// SetConfig saves c to config.json and uses it from the next turn on. Of
+// the endpoint, key and model, only those that differ from Config() are
+// written; the others keep the file's value, so a key from OPENAI_API_KEY
+// (or an endpoint found on this machine) is not copied into the file. A
+// field the person changes wins over the environment for the rest of the
+// run. A config.json that does not parse is not overwritten: SetConfig
+// fails until it is fixed or removed.
 func (a *Agent) SetConfig(c Config) error {
-	c = c.withDefaults()
-	if err := SaveConfig(a.opts.Paths.ConfigFile(), c); err != nil {
-		return err
+	path := a.opts.Paths.ConfigFile()
+	a.cfgMu.Lock()
+	defer a.cfgMu.Unlock()
+	file, err := LoadConfig(path, nil)
+	if err != nil {
+		return fmt.Errorf("save settings: %w (fix or remove the file first)", err)
 	}
+	save, changed := toSave(c.withDefaults(), a.Config(), file)
+	if err := SaveConfig(path, save); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	for i, ch := range changed {
+		a.src.chosen[i] = a.src.chosen[i] || ch
+	}
+	cfg := a.src.inUse(save)
 	a.mu.Lock()
-	a.cfg = c
+	a.cfg = cfg
 	a.mu.Unlock()
 	return nil
 }

@@ -95,18 +95,102 @@ func LoadConfig(path string, getenv func(string) string) (Config, error) {
 		}
 	}
 	if getenv != nil {
-		if v := strings.TrimSpace(getenv(EnvBaseURL)); v != "" {
-			c.BaseURL = v
-		}
-		if v := strings.TrimSpace(getenv(EnvAPIKey)); v != "" {
-			c.APIKey = v
-		}
-		if v := strings.TrimSpace(getenv(EnvModel)); v != "" {
-			c.Model = v
+		for _, f := range envFields {
+			if v := strings.TrimSpace(getenv(f.env)); v != "" {
+				*f.field(&c) = v
+			}
 		}
 	}
 	return c.withDefaults(), nil
 }
+
+// envFields are the fields of a Config that the environment overrides.
+var envFields = [...]struct {
+	env   string
+	field func(*Config) *string
+}{
+	{EnvBaseURL, func(c *Config) *string { return &c.BaseURL }},
+	{EnvAPIKey, func(c *Config) *string { return &c.APIKey }},
+	{EnvModel, func(c *Config) *string { return &c.Model }},
+}
+
+// configSource knows where the endpoint, key and model in use come from, so
+// that a reload of config.json and SetConfig treat each of them exactly.
+// For each of these fields the value in use is, in this order:
+//
+//  1. the environment's (OPENAI_BASE_URL, OPENAI_API_KEY, ENGRAM_MODEL),
+//     unless the person set the field in the app during this run;
+//  2. config.json's;
+//  3. the value the agent started with when neither the environment nor
+//     config.json gave one (a local server that ResolveConfig detected);
+//  4. the environment's, when the person set the field in the app and
+//     config.json has it empty.
+//
+// SetConfig writes a field into config.json only when the person changed
+// it; a field left as it was keeps config.json's value there, so the
+// environment's values (the key above all) and a detected server are never
+// written to the file.
+type configSource struct {
+	env      [len(envFields)]string // the environment's value; "" when unset
+	fallback [len(envFields)]string // rule 3
+	chosen   [len(envFields)]bool   // set in the app while the environment has it
+}
+
+// newConfigSource compares the config the agent starts with to the file
+// and the environment.
+func newConfigSource(start, file Config, getenv func(string) string) configSource {
+	var s configSource
+	for i, f := range envFields {
+		if getenv != nil {
+			s.env[i] = strings.TrimSpace(getenv(f.env))
+		}
+		if s.env[i] == "" && *f.field(&file) == "" {
+			s.fallback[i] = *f.field(&start)
+		}
+	}
+	return s
+}
+
+// inUse returns the config that applies when config.json holds file.
+func (s *configSource) inUse(file Config) Config {
+	for i, f := range envFields {
+		v := f.field(&file)
+		switch {
+		case s.env[i] != "" && (!s.chosen[i] || *v == ""):
+			*v = s.env[i]
+		case *v == "":
+			*v = s.fallback[i]
+		}
+	}
+	return file
+}
+
+// toSave returns what SetConfig writes to config.json when the person
+// changes the config in use, cur, to c, and config.json holds file: c, with
+// the endpoint, key and model that the person left unchanged as they are in
+// file. It also returns which of those the person changed.
+func toSave(c, cur, file Config) (Config, [len(envFields)]bool) {
+	var changed [len(envFields)]bool
+	for i, f := range envFields {
+		if *f.field(&c) == *f.field(&cur) {
+			*f.field(&c) = *f.field(&file)
+		} else {
+			changed[i] = true
+		}
+	}
+	return c, changed
+}
+
+// String describes c with the API key masked, so that a Config that ends up
+// in a log, an error or a test failure never shows the key.
+func (c Config) String() string {
+	type fields Config // without the methods
+	c.APIKey = c.MaskedKey()
+	return fmt.Sprintf("%+v", fields(c))
+}
+
+// GoString is String, for the %#v verb.
+func (c Config) GoString() string { return c.String() }
 
 // SaveConfig writes c to path atomically with mode 0600 (it holds the key).
 func SaveConfig(path string, c Config) error {

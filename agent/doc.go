@@ -77,5 +77,7 @@
 //
 // Nothing in this package reads environment variables or XDG globals: the
 // program resolves Paths (DefaultPaths) and the Config (ResolveConfig,
-// LoadConfig with its getenv) and passes them to New.
+// LoadConfig with its getenv) and passes them to New, with the getenv as
+// Options.Getenv so that the agent knows which settings the environment
+// overrides when config.json changes or SetConfig saves it.
 package agent

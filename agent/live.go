@@ -25,26 +25,18 @@ import (
 //   - AGENTS.md: reloaded (Agent.ReloadInstructions: an InstructionsChanged
 //     event); the next turn's prompt uses the new text.
 //   - config.json: reloaded and used from the next turn on (a Notice says
-//     so). The endpoint, key and model the agent was started with win over
-//     the file where they differed from it at start (the environment's
-//     overrides, or a detected local server), until that field is edited in
-//     the file. A file that does not parse keeps the current settings.
+//     so), with the environment's endpoint, key and model still winning
+//     over it as configSource describes. A file that does not parse keeps
+//     the current settings. The echo of SetConfig's own write changes
+//     nothing, so it gives no Notice.
 //
 // A project is followed from when it is first opened (a turn, Memory or
 // Instructions) until Close.
 type live struct {
 	w *watch.Watcher
 
-	mu        sync.Mutex
-	projects  map[string]bool // followed project folders
-	overrides [3]override     // BaseURL, APIKey, Model
-}
-
-// override is a config field whose value at start differed from the file.
-type override struct {
-	file  string // the file's value at start
-	value string // the value in use
-	on    bool   // false once the file's field has been edited
+	mu       sync.Mutex
+	projects map[string]bool // followed project folders
 }
 
 // startLive starts following the config dir. Without a watcher (the system
@@ -59,28 +51,10 @@ func (a *Agent) startLive() {
 		a.emit(Notice{Text: fmt.Sprintf("Changes to Engram's files made outside the app will show after a restart: %v", err)})
 		return
 	}
-	l := &live{w: w, projects: map[string]bool{}}
-	file, ferr := LoadConfig(a.opts.Paths.ConfigFile(), nil)
-	if ferr != nil {
-		file = DefaultConfig()
-	}
-	start := a.opts.Config.withDefaults()
-	for i, f := range configFields {
-		if v := *f(&start); v != *f(&file) {
-			l.overrides[i] = override{file: *f(&file), value: v, on: true}
-		}
-	}
-	a.live = l
+	a.live = &live{w: w, projects: map[string]bool{}}
 	a.follow(a.opts.Paths.GlobalMemory(), func() { a.memoryFileChanged(a.global) })
 	a.follow(a.opts.Paths.GlobalInstructions(), func() { a.ReloadInstructions(a.opts.Paths.GlobalInstructions()) })
 	a.follow(a.opts.Paths.ConfigFile(), a.configFileChanged)
-}
-
-// configFields are the fields of a Config that the environment overrides.
-var configFields = [3]func(*Config) *string{
-	func(c *Config) *string { return &c.BaseURL },
-	func(c *Config) *string { return &c.APIKey },
-	func(c *Config) *string { return &c.Model },
 }
 
 // followProject starts following an opened project: its folder's AGENTS.md
@@ -147,25 +121,17 @@ func (a *Agent) memoryFileChanged(ss *storeState) {
 
 // configFileChanged loads config.json again for the next turn.
 func (a *Agent) configFileChanged() {
+	a.cfgMu.Lock()
+	defer a.cfgMu.Unlock()
 	file, err := LoadConfig(a.opts.Paths.ConfigFile(), nil)
 	if err != nil {
 		a.emit(Notice{Text: fmt.Sprintf("config.json was changed but cannot be used; keeping the current settings: %v", err)})
 		return
 	}
-	l := a.live
-	l.mu.Lock()
-	for i, f := range configFields {
-		ov := &l.overrides[i]
-		if ov.on && *f(&file) == ov.file {
-			*f(&file) = ov.value
-		} else {
-			ov.on = false
-		}
-	}
-	l.mu.Unlock()
+	cfg := a.src.inUse(file)
 	a.mu.Lock()
-	changed := a.cfg != file
-	a.cfg = file
+	changed := a.cfg != cfg
+	a.cfg = cfg
 	a.mu.Unlock()
 	if changed {
 		a.emit(Notice{Text: "config.json changed; the next turn uses the new settings."})

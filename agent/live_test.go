@@ -475,31 +475,131 @@ func TestLiveConfigReload(t *testing.T) {
 	}
 }
 
-func TestLiveEnvironmentOverridesSurviveReload(t *testing.T) {
+// envAgent starts an agent the way the programs do: config.json holds file,
+// the environment env, and the config is resolved from both.
+func envAgent(t *testing.T, file agent.Config, env map[string]string) (*agent.Agent, agent.Paths) {
+	t.Helper()
 	dir := t.TempDir()
 	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
+	if err := agent.SaveConfig(paths.ConfigFile(), file); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := agent.LoadConfig(paths.ConfigFile(), getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a, paths
+}
+
+func TestLiveEnvironmentOverridesSurviveReload(t *testing.T) {
 	file := agent.DefaultConfig()
-	file.Model = "file-model"
-	if err := agent.SaveConfig(paths.ConfigFile(), file); err != nil {
+	file.BaseURL, file.Model = "http://file/v1", "file-model"
+	a, paths := envAgent(t, file, map[string]string{agent.EnvModel: "env-model"})
+	// Any edit of the file, even of the overridden field, leaves the
+	// environment's value in use, as a restart would.
+	for i, model := range []string{"file-model", "edited-model", "env-model", "file-model"} {
+		file.RecallTopK, file.Model = 3+i, model
+		if err := agent.SaveConfig(paths.ConfigFile(), file); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "config reload", func() bool { return a.Config().RecallTopK == file.RecallTopK })
+		if got := a.Config(); got.Model != "env-model" || got.BaseURL != "http://file/v1" {
+			t.Errorf("file model %q: in use %q at %q, want the environment's env-model at the file's endpoint",
+				model, got.Model, got.BaseURL)
+		}
+	}
+}
+
+func TestSetConfigWritesOnlyWhatThePersonSet(t *testing.T) {
+	const envKey = "sk-env-secret-5678"
+	file := agent.DefaultConfig()
+	file.BaseURL, file.APIKey, file.Model = "http://file/v1", "sk-file-key-0000", "file-model"
+	a, paths := envAgent(t, file, map[string]string{agent.EnvAPIKey: envKey, agent.EnvModel: "env-model"})
+	saved := func() agent.Config {
+		t.Helper()
+		b, err := os.ReadFile(paths.ConfigFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), envKey) {
+			t.Fatalf("the environment's key was written to config.json:\n%s", b)
+		}
+		c, err := agent.LoadConfig(paths.ConfigFile(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	isNotice := func(e agent.Event) bool {
+		n, ok := e.(agent.Notice)
+		return ok && strings.Contains(n.Text, "config.json")
+	}
+
+	// A change of another setting: the file keeps its key and model.
+	c := a.Config()
+	c.RecallTopK = 9
+	if err := a.SetConfig(c); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{agent.EnvModel: "env-model"}
-	cfg, err := agent.LoadConfig(paths.ConfigFile(), func(k string) string { return env[k] })
-	if err != nil {
+	if got := saved(); got.APIKey != file.APIKey || got.Model != "file-model" || got.RecallTopK != 9 {
+		t.Errorf("saved %v", got)
+	}
+	if got := a.Config(); got.APIKey != envKey || got.Model != "env-model" || got.RecallTopK != 9 {
+		t.Errorf("in use %v", got)
+	}
+
+	// The person picks a model: saved, and it wins over ENGRAM_MODEL from
+	// now on, through the echo of the write and later edits of the file.
+	c = a.Config()
+	c.Model = "picked-model"
+	if err := a.SetConfig(c); err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(agent.Options{Config: cfg, Paths: paths})
-	if err != nil {
+	if got := saved(); got.Model != "picked-model" || got.APIKey != file.APIKey {
+		t.Errorf("saved %v", got)
+	}
+	// The AGENTS.md change is handled after the echo of the config write.
+	if err := os.WriteFile(paths.GlobalInstructions(), []byte("Be brief."), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	file.RecallTopK = 3
-	if err := agent.SaveConfig(paths.ConfigFile(), file); err != nil {
+	ha := &harness{t: t, a: a}
+	evs := ha.collect("InstructionsChanged", func(e agent.Event) bool { _, ok := e.(agent.InstructionsChanged); return ok })
+	if slices.ContainsFunc(evs, isNotice) {
+		t.Errorf("the echo of SetConfig's write changed the settings: %v", evs)
+	}
+	if got := a.Config(); got.Model != "picked-model" || got.APIKey != envKey {
+		t.Errorf("in use after the echo %v", got)
+	}
+	edited := saved()
+	edited.BaseURL, edited.RecallTopK = "http://edited/v1", 4
+	if err := agent.SaveConfig(paths.ConfigFile(), edited); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "config reload", func() bool { return a.Config().RecallTopK == 3 })
-	if got := a.Config().Model; got != "env-model" {
-		t.Errorf("model %q after the file changed, want the environment's env-model", got)
+	ha.collect("config changed", isNotice)
+	if got := a.Config(); got.Model != "picked-model" || got.APIKey != envKey || got.BaseURL != "http://edited/v1" ||
+		got.RecallTopK != 4 {
+		t.Errorf("in use after the edit %v", got)
+	}
+	if s := fmt.Sprintf("%v %+v %#v %s", a.Config(), a.Config(), a.Config(), a.Config()); strings.Contains(s, envKey) {
+		t.Errorf("a formatted Config shows the key: %s", s)
+	}
+
+	// A config.json that does not parse is not overwritten.
+	broken := []byte(`{"model": "half-typed`)
+	if err := os.WriteFile(paths.ConfigFile(), broken, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetConfig(a.Config()); err == nil {
+		t.Error("SetConfig over a broken config.json succeeded")
+	}
+	if b, _ := os.ReadFile(paths.ConfigFile()); string(b) != string(broken) {
+		t.Errorf("the broken config.json was changed:\n%s", b)
 	}
 }
 
