@@ -200,10 +200,10 @@ func (p *chatPane) submit() {
 	p.focus()
 }
 
-// retry sends the last question again.
-func (p *chatPane) retry() {
+// retry asks again the question that failed answer m replies to.
+func (p *chatPane) retry(m *msgState) {
 	if p.s != nil {
-		p.sendText(p.s.lastUserText())
+		p.sendText(p.s.question(m))
 	}
 }
 

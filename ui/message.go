@@ -44,11 +44,16 @@ func (s *session) lastAnswer() *msgState {
 	return nil
 }
 
-// lastUserText returns the text of the last user message.
-func (s *session) lastUserText() string {
-	for i := len(s.msgs) - 1; i >= 0; i-- {
-		if s.msgs[i].Role == "user" {
-			return s.msgs[i].Text
+// question returns the text of the user message that answer m replies
+// to: the last one before it.
+func (s *session) question(m *msgState) string {
+	q := ""
+	for _, x := range s.msgs {
+		if x == m {
+			return q
+		}
+		if x.Role == "user" {
+			q = x.Text
 		}
 	}
 	return ""
@@ -57,7 +62,7 @@ func (s *session) lastUserText() string {
 // messageActions are what a message's buttons do.
 type messageActions struct {
 	copy     func(string)
-	retry    func()
+	retry    func(answer *msgState)
 	settings func()
 	changed  func() // the view's height may have changed
 }
@@ -261,7 +266,7 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 func (v *messageView) errorBox() fyne.CanvasObject {
 	msg := widget.NewLabel(v.m.Err)
 	msg.Wrapping = fyne.TextWrapWord
-	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), v.act.retry)
+	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { v.act.retry(v.m) })
 	buttons := container.NewHBox(retry)
 	if v.m.settings {
 		open := widget.NewButtonWithIcon("Open settings", theme.SettingsIcon(), v.act.settings)

@@ -381,10 +381,15 @@ func TestSendErrorShowsSettingsAndRetry(t *testing.T) {
 	h := newHarness(t, func(fb *fakeBackend) {
 		fb.sendErr = &agent.Error{Code: agent.CodeNoEndpoint, Message: "No model endpoint is configured. Set it in Settings"}
 	})
-	test.Type(h.u.pane.input, "hello")
-	pressReturn(h.u.pane.input, false)
-	h.settle()
-	view := h.u.pane.views[len(h.u.pane.views)-1]
+	for _, q := range []string{"hello", "second question"} {
+		test.Type(h.u.pane.input, q)
+		pressReturn(h.u.pane.input, false)
+		h.settle()
+	}
+	if len(h.u.pane.views) != 4 {
+		t.Fatalf("%d messages shown, want two questions and two errors", len(h.u.pane.views))
+	}
+	view := h.u.pane.views[1] // the first question's error: its Retry asks it again
 	if !strings.Contains(shownText(view.root), "No model endpoint is configured") {
 		t.Fatalf("the error is not shown: %s", shownText(view.root))
 	}
