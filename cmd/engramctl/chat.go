@@ -69,7 +69,7 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
 		return exitError
 	}
-	a, err := agent.New(agent.Options{Config: cfg, Paths: paths})
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
 		return exitError
