@@ -186,7 +186,7 @@ func (i *inspector) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	r.badge.set(row.e.Kind)
 	r.text.SetText(oneLine(row.e.Text, 300))
 	meta := rowMeta(row, time.Now())
-	if h, ok := i.hits[row.e.ID]; ok {
+	if h, ok := i.recalled(row.e.ID); ok {
 		meta = fmt.Sprintf("recalled for this answer · score %.2f · %s", h.Score, meta)
 		r.hl.FillColor = highlightColor()
 	} else {
@@ -431,15 +431,21 @@ func (i *inspector) storeChanged(scope agent.Scope, dir string, err error) {
 	}
 }
 
-// highlight marks the memories recalled for the current answer.
+// highlight marks the memories recalled for the current answer, in both
+// tabs.
 func (i *inspector) highlight(hits []agent.RecalledHit) {
 	i.hits = map[string]agent.RecalledHit{}
 	for _, h := range hits {
-		if h.Scope == i.scope || h.Scope == "" {
-			i.hits[h.Entry.ID] = h
-		}
+		i.hits[h.Entry.ID] = h
 	}
 	i.list.Refresh()
+}
+
+// recalled returns the hit of memory id of the shown tab recalled for the
+// current answer.
+func (i *inspector) recalled(id string) (agent.RecalledHit, bool) {
+	h, ok := i.hits[id]
+	return h, ok && (h.Scope == i.scope || h.Scope == "")
 }
 
 // focusSearch puts the focus in the search box.

@@ -955,3 +955,29 @@ func TestKeyboardReachesDisclosureAndTabs(t *testing.T) {
 		t.Fatal("Space on the Project tab did not show the project's memories")
 	}
 }
+
+// TestHighlightInBothTabs recalls a global and a project memory for one
+// answer: each tab highlights its own.
+func TestHighlightInBothTabs(t *testing.T) {
+	h := newHarness(t, nil)
+	dir := t.TempDir()
+	h.u.pinProject(dir)
+	h.settle()
+	gs, _ := h.fb.Memory(agent.ScopeGlobal, "")
+	ps, _ := h.fb.Memory(agent.ScopeProject, dir)
+	g, _, _ := gs.Add(memory.Entry{Kind: memory.KindFact, Text: "a global fact", Source: memory.SourceUser})
+	p, _, _ := ps.Add(memory.Entry{Kind: memory.KindFact, Text: "a project fact", Source: memory.SourceUser})
+	id := h.u.current
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q"})
+	h.u.apply(agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
+		{Hit: memory.Hit{Entry: g, Score: 1}, Scope: agent.ScopeGlobal},
+		{Hit: memory.Hit{Entry: p, Score: 2}, Scope: agent.ScopeProject}}})
+	h.u.apply(agent.TurnDone{ChatID: id})
+	for _, tab := range []agent.Scope{agent.ScopeProject, agent.ScopeGlobal} {
+		h.u.insp.setScope(tab)
+		h.settle()
+		if got := shownText(h.u.insp.list); !strings.Contains(got, "recalled for this answer") {
+			t.Errorf("the %s tab highlights nothing:\n%s", tab, got)
+		}
+	}
+}
