@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string) error {
 // the defaults.
 func runApp(ctx context.Context, a fyne.App, opts options) error {
 	cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths})
+	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv})
 	if err != nil {
 		return err
 	}
