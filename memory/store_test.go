@@ -300,6 +300,38 @@ func TestStoreFileTooLarge(t *testing.T) {
 	}
 }
 
+// A change that would take the file over MaxFileSize is refused and
+// leaves the file as it was.
+func TestStoreWriteTooLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 64 MiB file")
+	}
+	path := filepath.Join(t.TempDir(), "memory.json")
+	text := strings.Repeat("x", memory.MaxTextRunes-100)
+	var b bytes.Buffer
+	b.WriteString(`{"version": 1, "entries": [`)
+	for i := 0; b.Len() < memory.MaxFileSize-memory.MaxTextRunes; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n{\"id\": \"e%d\", \"kind\": \"fact\", \"text\": \"%d %s\", \"created\": \"2026-01-01T00:00:00Z\", \"updated\": \"2026-01-01T00:00:00Z\"}", i, i, text)
+	}
+	b.WriteString("]}\n")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, path, memory.Options{MaxEntries: 1 << 20})
+	before, _ := os.ReadFile(path)
+	_, _, err := s.Add(memory.Entry{Text: "one more: " + text})
+	if !errors.Is(err, memory.ErrTooLarge) {
+		t.Fatalf("Add that would pass 64 MiB: %v, want ErrTooLarge", err)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) || s.Len() != strings.Count(b.String(), `"id"`) {
+		t.Fatalf("a refused add changed the store: %d bytes before, %d after, %d entries", len(before), len(after), s.Len())
+	}
+}
+
 func TestStoreUnsupportedVersionUntouched(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "memory.json")
 	content := `{"version": 2, "entries": [], "future": true}`
