@@ -680,6 +680,29 @@ func TestStoreEvictionOrder(t *testing.T) {
 	if e, _ := s.Get(corr.ID); !e.Live() || s.Len() != 6 {
 		t.Fatalf("restore: %+v, len %d", e, s.Len())
 	}
+	if live := entryTexts(s.List()); slices.Contains(live, "new preference one") || !slices.Contains(live, "new preference two") {
+		t.Errorf("restore evicted another than the least recent preference; live: %q", live)
+	}
+}
+
+func TestStoreEvictsHistoryFirst(t *testing.T) {
+	clk := newClock()
+	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 3, Now: clk.Now})
+	fact := mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: "the build server is called hal"})
+	clk.Advance(time.Minute)
+	if _, err := s.Supersede(fact.ID, memory.Entry{Text: "the build server is called deepthought"}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	pref := mustAdd(t, s, memory.Entry{Kind: memory.KindPreference, Text: "answers in French"})
+	clk.Advance(time.Minute)
+	mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: "the office moved to Lyon"})
+	if e, _ := s.Get(fact.ID); e.Deleted.IsZero() {
+		t.Errorf("the replaced fact was kept over current entries: %+v", e)
+	}
+	if e, _ := s.Get(pref.ID); !e.Live() || s.Len() != 3 {
+		t.Errorf("a current entry was evicted while history was left: live %q", entryTexts(s.List()))
+	}
 }
 
 func TestStorePinnedNeverEvicted(t *testing.T) {
