@@ -261,22 +261,21 @@ func (u *UI) apply(ev agent.Event) {
 	case agent.InstructionsChanged:
 		u.bar.loadInstructions()
 		return
-	}
-	id := ev.Chat()
-	if id == "" {
-		if n, ok := ev.(agent.Notice); ok {
-			u.pane.notice(n.Text)
+	case agent.Notice:
+		if e.ChatID == "" {
+			u.pane.notice(e.Text)
+			return
 		}
-		return
 	}
 	// A chat's events are only applied once its messages have loaded:
 	// a turn starts only in a loaded chat (see chatPane.sendText), so
 	// events of a chat not loaded yet are already in what it will load.
-	s, ok := u.sessions[id]
+	s, ok := u.sessions[ev.Chat()]
 	if !ok || !s.loaded {
 		return
 	}
-	cur := id == u.current
+	cur := ev.Chat() == u.current
+	var m *msgState // the message to redraw
 	switch e := ev.(type) {
 	case agent.TurnStarted:
 		s.busy = true
@@ -288,29 +287,22 @@ func (u *UI) apply(ev agent.Event) {
 			u.insp.highlight(nil)
 		}
 	case agent.RecallDone:
-		m := s.answer()
+		m = s.answer()
 		m.Recalled = e.Hits
 		if e.Skipped {
 			m.notices = append(m.notices, "Auto-recall is off for this chat.")
 		}
 		if cur {
-			u.pane.refresh(m)
 			u.insp.highlight(e.Hits)
 		}
 	case agent.Delta:
-		m := s.answer()
+		m = s.answer()
 		m.Text += e.Text
-		if cur {
-			u.pane.refresh(m)
-		}
 	case agent.ToolCall:
-		m := s.answer()
+		m = s.answer()
 		m.Tools = append(m.Tools, ToolRecord{CallID: e.CallID, Name: e.Name, Args: e.Args})
-		if cur {
-			u.pane.refresh(m)
-		}
 	case agent.ToolResult:
-		m := s.answer()
+		m = s.answer()
 		for i := range m.Tools {
 			if m.Tools[i].CallID == e.CallID {
 				m.Tools[i].Result = e.Result
@@ -320,34 +312,16 @@ func (u *UI) apply(ev agent.Event) {
 				}
 			}
 		}
-		if cur {
-			u.pane.refresh(m)
-		}
 	case agent.Notice:
-		m := s.answer()
+		m = s.answer()
 		m.notices = append(m.notices, e.Text)
-		if cur {
-			u.pane.refresh(m)
-		}
 	case agent.MemoriesSaved:
-		m := s.lastAnswer()
-		if m == nil {
-			return
-		}
-		switch {
-		case e.Err != nil:
-			m.notices = append(m.notices, "Could not save memories: "+e.Err.Error())
-		case len(e.Entries) == 1:
-			m.notices = append(m.notices, "Remembered 1 new "+string(e.Scope)+" memory.")
-		case len(e.Entries) > 1:
-			m.notices = append(m.notices, "Remembered "+strconv.Itoa(len(e.Entries))+" new "+string(e.Scope)+" memories.")
-		}
-		if cur {
-			u.pane.refresh(m)
+		if m = s.lastAnswer(); m != nil {
+			m.notices = append(m.notices, savedNotice(e)...)
 		}
 	case agent.TurnDone:
 		s.busy = false
-		m := s.answer()
+		m = s.answer()
 		m.pending = false
 		switch {
 		case e.Err == nil:
@@ -357,11 +331,26 @@ func (u *UI) apply(ev agent.Event) {
 			m.Err, m.settings = errorText(e.Err)
 		}
 		if cur {
-			u.pane.refresh(m)
 			u.pane.setBusy(false)
 		}
 		u.refreshChats()
 	}
+	if cur && m != nil {
+		u.pane.refresh(m)
+	}
+}
+
+// savedNotice says what distillation saved, or why it failed.
+func savedNotice(e agent.MemoriesSaved) []string {
+	switch {
+	case e.Err != nil:
+		return []string{"Could not save memories: " + e.Err.Error()}
+	case len(e.Entries) == 1:
+		return []string{"Remembered 1 new " + string(e.Scope) + " memory."}
+	case len(e.Entries) > 1:
+		return []string{"Remembered " + strconv.Itoa(len(e.Entries)) + " new " + string(e.Scope) + " memories."}
+	}
+	return nil
 }
 
 // setChats replaces the chat list, newest first.
