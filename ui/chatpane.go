@@ -20,11 +20,10 @@ type chatPane struct {
 	empty     fyne.CanvasObject
 	banner    *widget.Label
 	bannerBox *fyne.Container
-	rootBox   *fyne.Container
 	input     *messageEntry
 	send      *widget.Button
 	stopB     *widget.Button
-	root      fyne.CanvasObject
+	root      *fyne.Container
 }
 
 func newChatPane(u *UI) *chatPane {
@@ -58,20 +57,13 @@ func newChatPane(u *UI) *chatPane {
 	buttons := container.NewVBox(p.send, p.stopB)
 	inputRow := container.NewBorder(nil, nil, nil, buttons, p.input)
 	center := container.NewStack(p.scroll, p.empty)
-	p.rootBox = container.NewBorder(p.bannerBox, container.NewPadded(inputRow), nil, nil, center)
-	p.root = p.rootBox
+	p.root = container.NewBorder(p.bannerBox, container.NewPadded(inputRow), nil, nil, center)
 	p.updateEmpty()
 	return p
 }
 
 // focus puts the keyboard focus in the message box.
-func (p *chatPane) focus() {
-	if c := fyne.CurrentApp().Driver().CanvasForObject(p.input); c != nil {
-		c.Focus(p.input)
-		return
-	}
-	p.u.w.Canvas().Focus(p.input)
-}
+func (p *chatPane) focus() { p.u.w.Canvas().Focus(p.input) }
 
 // show replaces the pane's content with session s.
 func (p *chatPane) show(s *session) {
@@ -186,7 +178,7 @@ func (p *chatPane) notice(text string) {
 }
 
 // relayoutRoot lays the pane out again after the banner came or went.
-func (p *chatPane) relayoutRoot() { p.rootBox.Refresh() }
+func (p *chatPane) relayoutRoot() { p.root.Refresh() }
 
 // submit sends the message box's text.
 func (p *chatPane) submit() {

@@ -289,10 +289,8 @@ func (i *inspector) open() {
 		return
 	}
 	i.noProject.Hide()
-	scope, dir := i.scope, ""
-	if scope == agent.ScopeProject {
-		dir = i.project
-	}
+	scope := i.scope
+	dir := i.dirOf(scope)
 	key := storeKey(scope, dir)
 	if st, ok := i.stores[key]; ok {
 		i.store = st
@@ -321,6 +319,7 @@ func (i *inspector) open() {
 	})
 }
 
+// dirOf is the project folder of scope s's store ("" for global).
 func (i *inspector) dirOf(s agent.Scope) string {
 	if s == agent.ScopeProject {
 		return i.project

@@ -11,6 +11,11 @@
 // answer is redrawn at most ~30 times a second (the final text is always
 // applied, before the event that follows it), and applies them through
 // fyne.Do.
+//
+// A chat's messages are loaded once, when it is first shown; a message sent
+// before they have loaded waits for them. So a turn only ever runs in a
+// loaded chat, its events all come after what was loaded, and the events of
+// a chat not loaded are ignored (what it loads already holds them).
 package ui
 
 import (
