@@ -84,11 +84,18 @@ type storeState struct {
 	reloading bool // memoryFileChanged reports the reload's change itself
 }
 
-// projectState is a pinned project folder: its store and AGENTS.md.
+// projectState is a project folder pinned to a chat: its AGENTS.md, and
+// its memory store once a turn or Memory needed it.
 type projectState struct {
-	store *storeState
+	dir   string
 	instr *Instructions
+
+	mu    sync.Mutex  // serialises opening the store
+	store *storeState // nil until opened; set with mu and Agent.mu held
 }
+
+// errClosed is returned by the methods that need the agent after Close.
+var errClosed = errors.New("agent is closed")
 
 // New opens the global memory store and the saved chats. Nothing is sent
 // over the network. A config without an endpoint is fine: turns then end
@@ -134,6 +141,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
 	a.startLive()
+	for _, dir := range a.RecentProjects() {
+		_, _ = a.pinned(dir) // follow its AGENTS.md; only fails once closed
+	}
 	if err := st.Err(); err != nil {
 		a.events.emit(MemoryChanged{Scope: ScopeGlobal, Err: err})
 	}
@@ -243,8 +253,10 @@ func (a *Agent) Memory(scope Scope, projectDir string) (*memory.Store, error) {
 	return nil, fmt.Errorf("memory: unknown scope %q", scope)
 }
 
-// project returns the state of a project folder, opening its store.
-func (a *Agent) project(dir string) (*projectState, error) {
+// pinned returns the state of a project folder, without its store: the
+// first time, it only starts following the folder's AGENTS.md (nothing is
+// read).
+func (a *Agent) pinned(dir string) (*projectState, error) {
 	if dir == "" {
 		return nil, errors.New("no project folder is pinned")
 	}
@@ -252,21 +264,46 @@ func (a *Agent) project(dir string) (*projectState, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return nil, errors.New("agent is closed")
+		return nil, errClosed
 	}
-	if p, ok := a.projects[dir]; ok {
+	p, ok := a.projects[dir]
+	if !ok {
+		p = &projectState{dir: dir, instr: NewInstructions(filepath.Join(dir, InstructionsFileName))}
+		a.projects[dir] = p
+		a.followInstructions(p.instr)
+	}
+	return p, nil
+}
+
+// project returns the state of a project folder with its store open. The
+// store is opened without holding a.mu, so that a large file does not hold
+// up the calls the UI makes meanwhile.
+func (a *Agent) project(dir string) (*projectState, error) {
+	p, err := a.pinned(dir)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.store != nil {
 		return p, nil
 	}
-	st, err := memory.Open(a.opts.Paths.ProjectMemory(dir), a.opts.Memory)
+	st, err := memory.Open(a.opts.Paths.ProjectMemory(p.dir), a.opts.Memory)
 	if err != nil {
-		return nil, fmt.Errorf("open project memory for %s: %w", dir, err)
+		return nil, fmt.Errorf("open project memory for %s: %w", p.dir, err)
 	}
-	p := &projectState{store: a.watch(st, ScopeProject, dir),
-		instr: NewInstructions(filepath.Join(dir, InstructionsFileName))}
-	a.projects[dir] = p
-	a.followProject(dir, p)
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		_ = st.Close() // nothing was written
+		return nil, errClosed
+	}
+	ss := a.watch(st, ScopeProject, p.dir)
+	p.store = ss
+	a.mu.Unlock()
+	a.followMemory(ss)
 	if err := st.Err(); err != nil {
-		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: dir, Err: err})
+		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: p.dir, Err: err})
 	}
 	return p, nil
 }
@@ -279,38 +316,17 @@ func cleanDir(dir string) string {
 }
 
 // Instructions reports the global AGENTS.md and that of projectDir ("" for
-// none), reading them if they changed.
+// none), reading them the first time.
 func (a *Agent) Instructions(projectDir string) InstructionsInfo {
 	info := InstructionsInfo{Global: a.instr.Info()}
 	if projectDir != "" {
-		if p, err := a.project(projectDir); err == nil {
+		if p, err := a.pinned(projectDir); err == nil {
 			info.Project = p.instr.Info()
 		} else {
 			info.Project = InstructionFile{Path: filepath.Join(projectDir, InstructionsFileName), Err: err}
 		}
 	}
 	return info
-}
-
-// ReloadInstructions re-reads the AGENTS.md at path (the global one or that
-// of an open project) and reports it as an InstructionsChanged event. The
-// file watcher calls it; a path the agent does not know is ignored.
-func (a *Agent) ReloadInstructions(path string) {
-	if path == a.instr.Path() {
-		a.events.emit(a.instr.Reload())
-		return
-	}
-	a.mu.Lock()
-	var in *Instructions
-	for _, p := range a.projects {
-		if p.instr.Path() == path {
-			in = p.instr
-		}
-	}
-	a.mu.Unlock()
-	if in != nil {
-		a.events.emit(in.Reload())
-	}
 }
 
 // Chats lists the chats, most recently updated first.
@@ -345,7 +361,8 @@ func (a *Agent) SetAutoRecall(id string, on bool) error {
 }
 
 // SetProject pins a project folder to a chat ("" unpins): its AGENTS.md
-// joins the prompt and its memory store joins recall and the tools.
+// joins the prompt and its memory store joins recall and the tools. Its
+// AGENTS.md is followed from now on.
 func (a *Agent) SetProject(id, dir string) error {
 	if dir != "" {
 		dir = cleanDir(dir)
@@ -357,7 +374,13 @@ func (a *Agent) SetProject(id, dir string) error {
 			return fmt.Errorf("pin project: %s is not a folder", dir)
 		}
 	}
-	return a.chats.update(id, func(c *Chat) bool { c.Project = dir; return true })
+	if err := a.chats.update(id, func(c *Chat) bool { c.Project = dir; return true }); err != nil {
+		return err
+	}
+	if dir != "" {
+		_, _ = a.pinned(dir) // only fails once closed
+	}
+	return nil
 }
 
 // RecentProjects lists the project folders of the chats, most recently used
@@ -388,7 +411,7 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return errors.New("send: agent is closed")
+		return fmt.Errorf("send: %w", errClosed)
 	}
 	if _, ok := a.running[chatID]; ok {
 		return fmt.Errorf("send: %w", ErrTurnRunning)
@@ -472,7 +495,9 @@ func (a *Agent) Close() error {
 	errs := []error{a.global.st.Close()}
 	a.mu.Lock()
 	for _, p := range a.projects {
-		errs = append(errs, p.store.st.Close())
+		if p.store != nil {
+			errs = append(errs, p.store.st.Close())
+		}
 	}
 	a.mu.Unlock()
 	a.events.close()

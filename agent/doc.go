@@ -61,19 +61,28 @@
 // Models, Wait and Close, none waits for the network or for a turn, so the UI
 // goroutine may call them: Send, Cancel, Running, Chats, Chat, Config and
 // Events return at once; NewChat, RenameChat, DeleteChat, SetAutoRecall,
-// SetProject and SetConfig write one small file; Instructions and
-// ReloadInstructions read an AGENTS.md, and Memory and Instructions may open
-// a project's store file. Models asks the endpoint for its models: call it
-// off the UI goroutine. Wait blocks until every turn and distillation has
-// finished, and Close cancels them first and then waits; as the agent never
-// waits for the event consumer, both may be called from any goroutine, but
-// Wait not from the UI goroutine while a turn runs (the window would freeze
-// until it ends).
+// SetProject and SetConfig write one small file; Instructions reads an
+// AGENTS.md, and Memory may open a project's store file. Models asks the
+// endpoint for its models: call it off the UI goroutine. Wait blocks until
+// every turn and distillation has finished, and Close cancels them first and
+// then waits; as the agent never waits for the event consumer, both may be
+// called from any goroutine, but Wait not from the UI goroutine while a turn
+// runs (the window would freeze until it ends).
 //
-// The Instructions type loads one AGENTS.md (cut at MaxInstructionsSize with
-// a warning) and re-reads it when it changes on disk; a file watcher may
-// call Agent.ReloadInstructions. Memory stores report their changes as
-// MemoryChanged events through their OnChange hooks.
+// # Files that change
+//
+// While it runs, the agent follows the files people edit, by watching their
+// directories: the global memory.json, AGENTS.md and config.json; the
+// AGENTS.md of every project folder pinned to a chat (from New on); and a
+// project's memory.json once its store is open. An outside edit of a
+// memory.json is merged by the store and reported as one
+// MemoryChanged{External: true} (the app's own writes are not reported as
+// outside edits); a changed AGENTS.md is InstructionsChanged and the next
+// prompt uses it (one over MaxInstructionsSize is cut, with a warning); a
+// changed config.json applies from the next turn on, with a Notice, the
+// environment still overriding its endpoint, key and model. Without a file
+// watcher (the system is out of inotify instances) a Notice says so, and an
+// AGENTS.md is still read again before a turn when it changed.
 //
 // Nothing in this package reads environment variables or XDG globals: the
 // program resolves Paths (DefaultPaths) and the Config (ResolveConfig,

@@ -1,19 +1,19 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"engram/agent/watch"
 )
 
 // live follows the files people change while the agent runs: memory.json,
-// AGENTS.md and config.json in the config dir, and for each open project
-// its folder's AGENTS.md and its memory.json under the config dir. One
-// watch.Watcher serves them all; its callbacks run one at a time on its
+// AGENTS.md and config.json in the config dir, and for each project folder
+// pinned to a chat its AGENTS.md and its memory.json under the config dir.
+// One watch.Watcher serves them all; its callbacks run one at a time on its
 // goroutine.
 //
 //   - memory.json: the echo of the store's own write is ignored
@@ -22,21 +22,20 @@ import (
 //     is left alone, the memories stay as they were, and MemoryChanged.Err
 //     (a *memory.UnparsableError) says what is wrong, on every save, until
 //     the file is fixed.
-//   - AGENTS.md: reloaded (Agent.ReloadInstructions: an InstructionsChanged
-//     event); the next turn's prompt uses the new text.
+//   - AGENTS.md: reloaded and reported as InstructionsChanged; the next
+//     turn's prompt uses the new text.
 //   - config.json: reloaded and used from the next turn on (a Notice says
 //     so), with the environment's endpoint, key and model still winning
 //     over it as configSource describes. A file that does not parse keeps
 //     the current settings. The echo of SetConfig's own write changes
 //     nothing, so it gives no Notice.
 //
-// A project is followed from when it is first opened (a turn, Memory or
-// Instructions) until Close.
+// The AGENTS.md of a project folder is followed from New when a saved chat
+// pins it, or else from when it is pinned or first used, until Close: that
+// only watches the folder. Its memory.json is followed once its store is
+// opened (a turn or Memory), since until then nothing of it was read.
 type live struct {
 	w *watch.Watcher
-
-	mu       sync.Mutex
-	projects map[string]bool // followed project folders
 }
 
 // startLive starts following the config dir. Without a watcher (the system
@@ -51,35 +50,30 @@ func (a *Agent) startLive() {
 		a.emit(Notice{Text: fmt.Sprintf("Changes to Engram's files made outside the app will show after a restart: %v", err)})
 		return
 	}
-	a.live = &live{w: w, projects: map[string]bool{}}
-	a.follow(a.opts.Paths.GlobalMemory(), func() { a.memoryFileChanged(a.global) })
-	a.follow(a.opts.Paths.GlobalInstructions(), func() { a.ReloadInstructions(a.opts.Paths.GlobalInstructions()) })
+	a.live = &live{w: w}
+	a.followMemory(a.global)
+	a.followInstructions(a.instr)
 	a.follow(a.opts.Paths.ConfigFile(), a.configFileChanged)
 }
 
-// followProject starts following an opened project: its folder's AGENTS.md
-// and its memory dir.
-func (a *Agent) followProject(dir string, p *projectState) {
-	l := a.live
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	seen := l.projects[dir]
-	l.projects[dir] = true
-	l.mu.Unlock()
-	if seen {
-		return
-	}
-	a.follow(p.instr.Path(), func() { a.ReloadInstructions(p.instr.Path()) })
-	a.follow(a.opts.Paths.ProjectMemory(dir), func() { a.memoryFileChanged(p.store) })
+// followInstructions reloads an AGENTS.md when it changes and reports it.
+func (a *Agent) followInstructions(in *Instructions) {
+	a.follow(in.Path(), func() { a.emit(in.Reload()) })
+}
+
+// followMemory merges the outside changes of a store's file.
+func (a *Agent) followMemory(ss *storeState) {
+	a.follow(ss.st.Path(), func() { a.memoryFileChanged(ss) })
 }
 
 // follow calls fn after the file at path changes. If path is a symlink
 // (a dotfiles repo, a synced folder), the file it points to is followed
 // too, since that is the one editors and sync tools change. A failure is
-// a Notice.
+// a Notice. Without a watcher, or after Close, it does nothing.
 func (a *Agent) follow(path string, fn func()) {
+	if a.live == nil {
+		return
+	}
 	paths := []string{path}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
@@ -87,7 +81,8 @@ func (a *Agent) follow(path string, fn func()) {
 		}
 	}
 	for _, p := range paths {
-		if _, err := a.live.w.Subscribe(filepath.Dir(p), filepath.Base(p), func(watch.Event) { fn() }); err != nil {
+		_, err := a.live.w.Subscribe(filepath.Dir(p), filepath.Base(p), func(watch.Event) { fn() })
+		if err != nil && !errors.Is(err, watch.ErrClosed) {
 			a.emit(Notice{Text: fmt.Sprintf("Changes to %s will show after a restart: %v", p, err)})
 		}
 	}

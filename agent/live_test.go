@@ -440,6 +440,64 @@ func TestLiveProjectFiles(t *testing.T) {
 	}
 }
 
+// instructionsOf matches the InstructionsChanged of one AGENTS.md.
+func instructionsOf(path string) func(agent.Event) bool {
+	return func(e agent.Event) bool {
+		ic, ok := e.(agent.InstructionsChanged)
+		return ok && ic.Path == path
+	}
+}
+
+func TestLivePinnedProjectsFollowedFromStart(t *testing.T) {
+	dir := t.TempDir()
+	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
+	proj := t.TempDir()
+	first, err := agent.New(agent.Options{Config: agent.DefaultConfig(), Paths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := first.NewChat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.SetProject(c.ID, proj); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	a, err := agent.New(agent.Options{Config: agent.DefaultConfig(), Paths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	h := &harness{t: t, a: a}
+	path := filepath.Join(proj, "AGENTS.md")
+	if err := os.WriteFile(path, []byte("Use make."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.collect("the pinned project's AGENTS.md", instructionsOf(path))
+	if ic := evs[len(evs)-1].(agent.InstructionsChanged); !ic.Found || ic.Err != nil {
+		t.Errorf("InstructionsChanged = %+v", ic)
+	}
+	// Following it read nothing of the project's memory.
+	if _, err := os.Stat(filepath.Dir(paths.ProjectMemory(proj))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the project's memory dir was created: %v", err)
+	}
+
+	// A folder pinned later is followed from then on.
+	other := t.TempDir()
+	if err := a.SetProject(c.ID, other); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(other, "AGENTS.md")
+	if err := os.WriteFile(path, []byte("Use just."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.collect("a newly pinned project's AGENTS.md", instructionsOf(path))
+}
+
 func TestLiveConfigReload(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	chat := h.newChat()
