@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,7 +60,7 @@ func (t *toolbar) showChat(c ChatInfo) {
 	if c.Project == "" {
 		t.project.SetText("No project")
 	} else {
-		t.project.SetText(shortPath(c.Project))
+		t.project.SetText(shortPath(c.Project, t.u.home))
 	}
 	t.loadInstructions()
 }
@@ -200,7 +199,7 @@ func (t *toolbar) projectItems() []*fyne.MenuItem {
 	if len(u.recent) > 0 {
 		items = append(items, fyne.NewMenuItemSeparator())
 		for _, dir := range u.recent {
-			item := fyne.NewMenuItem(shortPath(dir), func() { u.pinProject(dir) })
+			item := fyne.NewMenuItem(shortPath(dir, u.home), func() { u.pinProject(dir) })
 			item.Checked = dir == s.info.Project
 			items = append(items, item)
 		}
@@ -268,9 +267,9 @@ func (t *toolbar) inspectorShown(open bool) {
 	t.memories.Refresh()
 }
 
-// shortPath shows a folder with the home directory as ~.
-func shortPath(dir string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+// shortPath shows a folder with the home folder as ~.
+func shortPath(dir, home string) string {
+	if home != "" && home != "/" {
 		if dir == home {
 			return "~"
 		}

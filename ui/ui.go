@@ -39,9 +39,10 @@ const frame = 33 * time.Millisecond
 
 // UI is the Engram window's content and state.
 type UI struct {
-	w  fyne.Window
-	b  Backend
-	do func(func()) // runs a function on the UI goroutine (fyne.Do)
+	w    fyne.Window
+	b    Backend
+	do   func(func()) // runs a function on the UI goroutine (fyne.Do)
+	home string
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -72,6 +73,9 @@ type Options struct {
 	// headless test driver runs fyne.Do on the caller's goroutine, so tests
 	// that run the UI with background goroutines pass their own.)
 	Do func(func())
+	// Home is the home folder, which paths show as ~ ("" shows them in
+	// full).
+	Home string
 }
 
 // New builds the window's content for backend b and sets it on w. Call
@@ -80,7 +84,7 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
 	}
-	u := &UI{w: w, b: b, do: opts.Do, sessions: map[string]*session{}, inspectorOpen: true}
+	u := &UI{w: w, b: b, do: opts.Do, home: opts.Home, sessions: map[string]*session{}, inspectorOpen: true}
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.list = newChatList(u)
 	u.pane = newChatPane(u)

@@ -349,7 +349,7 @@ func TestPinProject(t *testing.T) {
 	if c.Project != dir {
 		t.Fatalf("chat project = %q, want %q", c.Project, dir)
 	}
-	if got := h.u.bar.project.Text; got != shortPath(dir) {
+	if got := h.u.bar.project.Text; got != shortPath(dir, "") {
 		t.Errorf("project button says %q", got)
 	}
 	if got := h.u.bar.agents.Text(); got != "AGENTS.md ✓" {
@@ -643,7 +643,7 @@ func TestProjectMenuOffersRecentFolders(t *testing.T) {
 	items := h.u.bar.projectItems()
 	var recent *fyne.MenuItem
 	for _, it := range items {
-		if it.Label == shortPath(dir) {
+		if it.Label == shortPath(dir, "") {
 			recent = it
 		}
 		if it.Label == "Clear project" && !it.Disabled {
@@ -978,6 +978,20 @@ func TestHighlightInBothTabs(t *testing.T) {
 		h.settle()
 		if got := shownText(h.u.insp.list); !strings.Contains(got, "recalled for this answer") {
 			t.Errorf("the %s tab highlights nothing:\n%s", tab, got)
+		}
+	}
+}
+
+func TestShortPath(t *testing.T) {
+	for _, c := range []struct{ dir, home, want string }{
+		{"/home/ann/code/bluebird", "/home/ann", "~/code/bluebird"},
+		{"/home/ann", "/home/ann", "~"},
+		{"/home/anna/x", "/home/ann", "/home/anna/x"},
+		{"/srv/x", "", "/srv/x"},
+		{"/srv/x", "/", "/srv/x"},
+	} {
+		if got := shortPath(c.dir, c.home); got != c.want {
+			t.Errorf("shortPath(%q, %q) = %q, want %q", c.dir, c.home, got, c.want)
 		}
 	}
 }

@@ -41,6 +41,7 @@ func main() {
 // options is what the command line and the environment decide.
 type options struct {
 	paths  agent.Paths
+	home   string // shown as ~ in folder names
 	getenv func(string) string
 	do     func(func()) // nil: fyne.Do
 }
@@ -57,7 +58,7 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	return options{paths: agent.Paths{ConfigDir: *configDir, DataDir: *dataDir}, getenv: getenv}, nil
+	return options{paths: agent.Paths{ConfigDir: *configDir, DataDir: *dataDir}, home: xdg.Home, getenv: getenv}, nil
 }
 
 // run starts the app and returns when its window is closed or ctx ends.
@@ -85,7 +86,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	w := a.NewWindow("Engram")
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetMaster()
-	u := ui.New(w, ag, ui.Options{Do: opts.do})
+	u := ui.New(w, ag, ui.Options{Do: opts.do, Home: opts.home})
 	if cfgErr != nil {
 		dialog.ShowError(fmt.Errorf("%w; starting with the default settings", cfgErr), w)
 	}
