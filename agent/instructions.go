@@ -81,12 +81,14 @@ func (in *Instructions) Info() InstructionFile {
 	return in.info
 }
 
-// Reload re-reads the file and returns its new state as an event.
-func (in *Instructions) Reload() InstructionsChanged {
+// Reload re-reads the file and returns its new state as an event, and
+// whether it differs from what was loaded before (Text may have loaded the
+// change already).
+func (in *Instructions) Reload() (InstructionsChanged, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.loadLocked()
-	return in.eventLocked()
+	changed := in.loadLocked()
+	return in.eventLocked(), changed
 }
 
 // Event returns the file's current state as an InstructionsChanged event.

@@ -279,8 +279,11 @@ func TestInstructionsLoader(t *testing.T) {
 	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if ev := in.Reload(); !ev.Found || ev.Path != path {
-		t.Errorf("Reload = %+v", ev)
+	if ev, changed := in.Reload(); !changed || !ev.Found || ev.Path != path {
+		t.Errorf("Reload = %+v, %v", ev, changed)
+	}
+	if _, changed := in.Reload(); changed {
+		t.Error("Reload of an unchanged file reported a change")
 	}
 	if text, _ := in.Text(); text != "be calm" {
 		t.Errorf("after Reload: %q", text)

@@ -56,9 +56,14 @@ func (a *Agent) startLive() {
 	a.follow(a.opts.Paths.ConfigFile(), a.configFileChanged)
 }
 
-// followInstructions reloads an AGENTS.md when it changes and reports it.
+// followInstructions reloads an AGENTS.md when it changes and reports it,
+// unless a turn's prompt has read the change already (and reported it).
 func (a *Agent) followInstructions(in *Instructions) {
-	a.follow(in.Path(), func() { a.emit(in.Reload()) })
+	a.follow(in.Path(), func() {
+		if ev, changed := in.Reload(); changed {
+			a.emit(ev)
+		}
+	})
 }
 
 // followMemory merges the outside changes of a store's file.

@@ -397,6 +397,35 @@ func TestLiveInstructionsReachTheNextPrompt(t *testing.T) {
 	}
 }
 
+func TestLiveInstructionsChangeReportedOnce(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	chat := h.newChat()
+	path := h.paths.GlobalInstructions()
+	if err := os.WriteFile(path, []byte("Answer in haiku."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The turn's prompt may read the change before the watcher reports it.
+	evs := h.turn(chat, "Hello").events
+	if sys := lastRequest(t, h.srv).System(); !strings.Contains(sys, "Answer in haiku.") {
+		t.Errorf("system prompt lacks AGENTS.md:\n%s", sys)
+	}
+	// The config.json change is handled after the watcher's AGENTS.md event.
+	cfg := agent.DefaultConfig()
+	cfg.RecallTopK = 4
+	if err := agent.SaveConfig(h.paths.ConfigFile(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	evs = append(evs, h.collect("config changed", func(e agent.Event) bool {
+		n, ok := e.(agent.Notice)
+		return ok && strings.Contains(n.Text, "config.json")
+	})...)
+	if n := len(slices.DeleteFunc(of[agent.InstructionsChanged](evs), func(ic agent.InstructionsChanged) bool {
+		return ic.Path != path
+	})); n != 1 {
+		t.Errorf("%d InstructionsChanged for one edit, want 1", n)
+	}
+}
+
 func lastRequest(t *testing.T, srv *agenttest.Server) agenttest.Request {
 	t.Helper()
 	reqs := srv.Requests()
