@@ -843,6 +843,30 @@ func TestChatManagement(t *testing.T) {
 	}
 }
 
+func TestChatSaveFailureReportedBeforeTurnDone(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	id := h.newChat()
+	// The chat's file cannot be replaced: a directory with a file in it
+	// stands in its place.
+	path := filepath.Join(h.paths.ChatsDir(), id+".json")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	log := h.turn(id, "hello there")
+	if log.done.Err == nil || !strings.Contains(log.done.Err.Error(), id) {
+		t.Errorf("TurnDone.Err = %v, want the failed save", log.done.Err)
+	}
+	if k := log.kinds(); !slices.Contains(k, "Notice") || k[len(k)-1] != "TurnDone" {
+		t.Errorf("events = %v, want a Notice of the failed save before TurnDone", k)
+	}
+	if c, _ := h.a.Chat(id); len(c.Messages) != 2 {
+		t.Errorf("the chat in memory has %d messages, want 2", len(c.Messages))
+	}
+}
+
 func TestModelsAndSetConfig(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	h.srv.Models = []string{"m1", "m2"}

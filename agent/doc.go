@@ -44,8 +44,10 @@
 //     never dropped, only coalesced when the consumer is slower than the
 //     stream;
 //   - a turn's events come in the order TurnStarted, RecallDone, then Delta,
-//     ToolCall, ToolResult and Notice as they happen, then TurnDone last;
-//     MemoriesSaved of the turn comes after its TurnDone;
+//     ToolCall and ToolResult as they happen, then TurnDone last; its
+//     Notices (retries, compaction, a chat that could not be saved…) come
+//     between TurnStarted and TurnDone; MemoriesSaved of the turn comes
+//     after its TurnDone;
 //   - MemoryChanged (a store changed, by the agent, the person or another
 //     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
 //     at any time;

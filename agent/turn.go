@@ -16,6 +16,7 @@ type turnState struct {
 	answer  strings.Builder
 	tools   []ToolRecord
 	usage   Usage
+	saved   <-chan error // the write of the user's message
 }
 
 // turn runs one turn; it always ends with TurnDone.
@@ -34,14 +35,17 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 		return
 	}
 	// The file write goes on beside recall and the request; the answer's
-	// write at the end of the turn never loses to it.
+	// write at the end of the turn never loses to it, and endTurn reports
+	// a failure before TurnDone.
+	saved := make(chan error, 1)
+	ts.saved = saved
 	if a.track() {
 		go func() {
 			defer a.done()
-			if err := a.chats.persist(chat, ver); err != nil {
-				a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
-			}
+			saved <- a.chats.persist(chat, ver)
 		}()
+	} else {
+		saved <- nil // closing: the turn ends at once
 	}
 	a.emit(TurnStarted{ChatID: chatID, Text: text})
 	if chat.Project != "" {
@@ -88,6 +92,9 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		} else {
 			msg.Err = err.Error()
 		}
+	}
+	if err := <-ts.saved; err != nil {
+		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
 	}
 	if msg.Text != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
 		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
