@@ -236,6 +236,27 @@ func TestFailingToolGoesBackToModel(t *testing.T) {
 	}
 }
 
+func TestToolLoopIsBounded(t *testing.T) {
+	h := newHarness(t, nil, func(o *agent.Options) { o.MaxSteps = 3 })
+	search := agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "s", Name: "memory_search", Args: `{"query":"x"}`}}}
+	h.srv.Respond = func(agenttest.Request) agenttest.Reply { return search } // never answers
+	id := h.newChat()
+	log := h.turn(id, "search forever")
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want MaxSteps = 3", len(reqs))
+	}
+	if len(reqs[1].Tools) == 0 || len(reqs[2].Tools) != 0 {
+		t.Errorf("tools offered: %d, then %d on the last step (want none)", len(reqs[1].Tools), len(reqs[2].Tools))
+	}
+	if n := len(of[agent.ToolCall](log.events)); n != 2 {
+		t.Errorf("%d tools run, want 2 (none on the last step, where tools were not offered)", n)
+	}
+	if !errors.Is(log.done.Err, &agent.Error{Code: agent.CodeBadResponse}) {
+		t.Errorf("TurnDone.Err = %v, want bad_response", log.done.Err)
+	}
+}
+
 func TestSearchUpdateForgetTools(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")

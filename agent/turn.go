@@ -182,6 +182,13 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		if len(reply.ToolCalls) == 0 {
 			return nil
 		}
+		if !tools { // tools that were not offered are not run: the model was to answer
+			if strings.TrimSpace(reply.Text) != "" {
+				return nil
+			}
+			return &Error{Code: CodeBadResponse, Message: fmt.Sprintf("The model kept calling tools and gave "+
+				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
+		}
 		turnMsgs = append(turnMsgs, WireMessage{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
 		for _, call := range reply.ToolCalls {
 			a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
