@@ -622,6 +622,23 @@ func TestRetryThenSuccess(t *testing.T) {
 	}
 }
 
+func TestCancelDuringRetryWait(t *testing.T) {
+	h := newHarness(t, nil, func(o *agent.Options) { o.RetryDelay = time.Hour })
+	h.srv.Push(agenttest.Reply{Status: 503})
+	id := h.newChat()
+	if err := h.a.Send(context.Background(), id, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	h.next(func(e agent.Event) bool { n, ok := e.(agent.Notice); return ok && strings.Contains(n.Text, "retrying") })
+	h.a.Cancel(id)
+	if log := h.until(id); !errors.Is(log.done.Err, context.Canceled) {
+		t.Errorf("TurnDone.Err = %v, want context.Canceled", log.done.Err)
+	}
+	if n := len(h.srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
 func TestEndpointUnreachable(t *testing.T) {
 	srv := agenttest.NewServer()
 	base := srv.BaseURL()
