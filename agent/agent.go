@@ -517,26 +517,27 @@ func (a *Agent) finishTurn(chatID string, usage Usage, err error) {
 }
 
 // recall runs auto-recall for a turn over the global store and the chat's
-// project store: the best hits of both by score, pinned entries left out
-// (they are in the prompt anyway).
+// project store, pinned entries left out (they are in the prompt anyway).
 func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
 	history := recentUserMessages(c.Messages, recentUserHistory)
-	opts := memory.RecallOptions{K: cfg.RecallTopK}
+	return bestHits(a.stores(proj), text, history, cfg.RecallTopK, true)
+}
+
+// bestHits searches the stores and returns the best k hits of them all, by
+// score; skipPinned leaves pinned entries out.
+func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
 	var hits []RecalledHit
-	add := func(ss *storeState) {
-		for _, h := range ss.st.Recall(text, history, opts) {
-			if !h.Entry.Pinned {
+	opts := memory.RecallOptions{K: k}
+	for _, ss := range stores {
+		for _, h := range ss.st.Recall(query, history, opts) {
+			if !skipPinned || !h.Entry.Pinned {
 				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
 			}
 		}
 	}
-	add(a.global)
-	if proj != nil {
-		add(proj.store)
-	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	if len(hits) > cfg.RecallTopK {
-		hits = hits[:cfg.RecallTopK]
+	if len(hits) > k {
+		hits = hits[:k]
 	}
 	return hits
 }

@@ -48,7 +48,7 @@ type toolArgs struct {
 const searchResults = 8
 
 // runTool executes a tool call. The error, if any, goes back to the model.
-func (a *Agent) runTool(c Chat, proj *projectState, call ToolCallPart) (string, error) {
+func (a *Agent) runTool(proj *projectState, call ToolCallPart) (string, error) {
 	var args toolArgs
 	raw := strings.TrimSpace(call.Args)
 	if raw == "" {
@@ -108,32 +108,13 @@ func (a *Agent) toolSearch(proj *projectState, args toolArgs) (string, error) {
 	if q == "" {
 		return "", errors.New(`"query" is required`)
 	}
-	type found struct {
-		e     memory.Entry
-		score float64
-		scope Scope
-	}
-	var all []found
-	opts := memory.RecallOptions{K: searchResults}
-	for _, ss := range a.stores(proj) {
-		for _, h := range ss.st.Recall(q, nil, opts) {
-			all = append(all, found{h.Entry, h.Score, ss.scope})
-		}
-	}
-	if len(all) == 0 {
+	hits := bestHits(a.stores(proj), q, nil, searchResults, false)
+	if len(hits) == 0 {
 		return "No memories match.", nil
 	}
-	for i := 1; i < len(all); i++ { // insertion sort by score, few items
-		for j := i; j > 0 && all[j].score > all[j-1].score; j-- {
-			all[j], all[j-1] = all[j-1], all[j]
-		}
-	}
-	if len(all) > searchResults {
-		all = all[:searchResults]
-	}
 	var b strings.Builder
-	for _, f := range all {
-		fmt.Fprintf(&b, "- id=%s scope=%s kind=%s: %s\n", f.e.ID, f.scope, f.e.Kind, f.e.Text)
+	for _, h := range hits {
+		fmt.Fprintf(&b, "- id=%s scope=%s kind=%s: %s\n", h.Entry.ID, h.Scope, h.Entry.Kind, h.Entry.Text)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }

@@ -192,7 +192,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		turnMsgs = append(turnMsgs, WireMessage{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
 		for _, call := range reply.ToolCalls {
 			a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
-			result, terr := a.runTool(chat, ts.project, call)
+			result, terr := a.runTool(ts.project, call)
 			rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
 			content := result
 			if terr != nil {
