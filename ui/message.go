@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -241,11 +242,18 @@ func hitRow(h agent.RecalledHit) fyne.CanvasObject {
 	}
 	text := widget.NewLabel(h.Entry.Text)
 	text.Wrapping = fyne.TextWrapWord
-	return container.NewBorder(nil, nil, container.NewVBox(kindBadge(h.Entry.Kind)), nil,
+	return container.NewBorder(nil, nil, firstLine(kindBadge(h.Entry.Kind)), nil,
 		container.New(&tightVBox{}, text, captionLabel(meta)))
 }
 
-// toolRow shows a tool call, its arguments and its result.
+// firstLine places a small object level with the first line of text in a
+// tightVBox beside it (which lifts its text by half a padding).
+func firstLine(o fyne.CanvasObject) fyne.CanvasObject {
+	top := theme.InnerPadding() - theme.Padding()/2
+	return container.NewVBox(container.New(layout.NewCustomPaddedLayout(top, 0, 0, 0), o))
+}
+
+// toolRow shows a tool call: its name, its arguments and its result.
 func toolRow(t ToolRecord) fyne.CanvasObject {
 	icon := theme.ComputerIcon()
 	status := "→ " + oneLine(t.Result, 200)
@@ -255,10 +263,9 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 	} else if t.Result == "" {
 		status = "running…"
 	}
-	title := widget.NewLabelWithStyle(t.Name+"("+oneLine(t.Args, 200)+")", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	title.Wrapping = fyne.TextWrapBreak
-	res := captionLabel(status)
-	return container.NewBorder(nil, nil, container.NewVBox(widget.NewIcon(icon)), nil, container.New(&tightVBox{}, title, res))
+	name := widget.NewLabelWithStyle(t.Name, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	return container.NewBorder(nil, nil, firstLine(widget.NewIcon(icon)), nil,
+		container.New(&tightVBox{}, name, captionLabel(oneLine(t.Args, 200)), captionLabel(status)))
 }
 
 // errorBox shows a failed turn: what happened, what to do, Retry and (when

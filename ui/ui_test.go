@@ -172,7 +172,7 @@ func TestRecalledMemoriesDisclosure(t *testing.T) {
 	test.Tap(d)
 	shown := shownText(view.root)
 	for _, s := range []string{"部署脚本默认先 dry-run", "score 2.50", "matched: 部署, dry-run", "回复使用中文",
-		"score 1.25", `memory_search({"query":"deploy"})`, "→ 1 memory found"} {
+		"score 1.25", "memory_search", `{"query":"deploy"}`, "→ 1 memory found"} {
 		if !strings.Contains(shown, s) {
 			t.Errorf("the disclosure does not show %q:\n%s", s, shown)
 		}
