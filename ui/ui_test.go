@@ -995,3 +995,34 @@ func TestShortPath(t *testing.T) {
 		}
 	}
 }
+
+// TestChatLoadFailsWithMessageWaiting: when the chat cannot load, the
+// message waiting for it goes back to the message box and the error shows.
+func TestChatLoadFailsWithMessageWaiting(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		fb.NewChat()
+		fb.NewChat()
+	})
+	gate := make(chan struct{})
+	h.fb.mu.Lock()
+	h.fb.loadGate = gate
+	h.fb.mu.Unlock()
+	h.u.selectChat("chat1")
+	in := h.u.pane.input
+	test.Type(in, "hello")
+	pressReturn(in, false)
+	if err := h.fb.DeleteChat("chat1"); err != nil { // removed elsewhere meanwhile
+		t.Fatal(err)
+	}
+	close(gate)
+	h.settle()
+	if s := h.u.currentSession(); s.busy || s.queued != "" || in.Text != "hello" || !h.u.pane.send.Visible() {
+		t.Fatalf("busy %v, queued %q, message box %q", s.busy, s.queued, in.Text)
+	}
+	if h.w.Canvas().Overlays().Top() == nil {
+		t.Error("no error was shown")
+	}
+	if got := h.fb.sentMessages(); len(got) != 0 {
+		t.Errorf("sent %q", got)
+	}
+}
