@@ -190,24 +190,33 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
 		}
 		turnMsgs = append(turnMsgs, WireMessage{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
-		for _, call := range reply.ToolCalls {
-			a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
-			result, terr := a.runTool(ts.project, call)
-			rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
-			content := result
-			if terr != nil {
-				rec.Failed, rec.Result = true, terr.Error()
-				content = "Error: " + terr.Error()
-			}
-			ts.tools = append(ts.tools, rec)
-			a.emit(ToolResult{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Result: rec.Result, Err: terr})
-			turnMsgs = append(turnMsgs, WireMessage{Role: "tool", Content: content, ToolCallID: call.ID})
-		}
+		turnMsgs = append(turnMsgs, a.runTools(ts, reply.ToolCalls)...)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
 	return nil
+}
+
+// runTools runs the model's tool calls in order, records and reports them,
+// and returns the tool messages that answer them; a failed tool's error is
+// its answer.
+func (a *Agent) runTools(ts *turnState, calls []ToolCallPart) []WireMessage {
+	msgs := make([]WireMessage, 0, len(calls))
+	for _, call := range calls {
+		a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
+		result, err := a.runTool(ts.project, call)
+		rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
+		content := result
+		if err != nil {
+			rec.Failed, rec.Result = true, err.Error()
+			content = "Error: " + err.Error()
+		}
+		ts.tools = append(ts.tools, rec)
+		a.emit(ToolResult{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Result: rec.Result, Err: err})
+		msgs = append(msgs, WireMessage{Role: "tool", Content: content, ToolCallID: call.ID})
+	}
+	return msgs
 }
 
 // complete makes one completion, retrying 429 and 5xx answers with backoff
