@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -710,20 +711,24 @@ func TestLiveCloseLeavesNoGoroutines(t *testing.T) {
 		if err := os.WriteFile(paths.GlobalInstructions(), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		timeout := time.After(pickup)
-	wait:
-		for {
-			select {
-			case e := <-a.Events():
-				if _, ok := e.(agent.InstructionsChanged); ok {
-					break wait
-				}
-			case <-timeout:
-				t.Fatal("no InstructionsChanged")
-			}
+		h := &harness{t: t, a: a}
+		h.collect("InstructionsChanged", func(e agent.Event) bool { _, ok := e.(agent.InstructionsChanged); return ok })
+		// A turn still streaming when the agent closes.
+		hold := make(chan struct{})
+		defer close(hold)
+		srv.Push(agenttest.Reply{Pieces: []string{"Once", " upon a time"}, Hold: hold})
+		c, err := a.NewChat()
+		if err != nil {
+			t.Fatal(err)
 		}
+		if err := a.Send(context.Background(), c.ID, "Tell me a story"); err != nil {
+			t.Fatal(err)
+		}
+		h.collect("the first delta", func(e agent.Event) bool { _, ok := e.(agent.Delta); return ok })
 		if err := a.Close(); err != nil {
 			t.Fatal(err)
+		}
+		for range a.Events() { // closed by Close
 		}
 		srv.Client().CloseIdleConnections()
 	}()
