@@ -9,9 +9,10 @@ import (
 // Event is something the agent reports on its event channel. Every event
 // names the chat it belongs to ("" for events about files or settings).
 //
-// Delivery rules: Delta events may be merged (several deltas arrive as one
-// with the concatenated text); every other event is always delivered, in the
-// order it happened within its chat.
+// Delivery rules: Delta events may be merged (several deltas of a chat
+// arrive as one with the concatenated text); every other event is always
+// delivered, and all events come in the order they happened (until Close;
+// see the package doc).
 type Event interface {
 	Chat() string
 }
