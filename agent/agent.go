@@ -288,7 +288,8 @@ func (a *Agent) project(dir string) (*projectState, error) {
 	if p.store != nil {
 		return p, nil
 	}
-	st, err := memory.Open(a.opts.Paths.ProjectMemory(p.dir), a.opts.Memory)
+	path := a.opts.Paths.ProjectMemory(p.dir)
+	st, err := memory.Open(path, a.opts.Memory)
 	if err != nil {
 		return nil, fmt.Errorf("open project memory for %s: %w", p.dir, err)
 	}
@@ -301,7 +302,7 @@ func (a *Agent) project(dir string) (*projectState, error) {
 	ss := a.watch(st, ScopeProject, p.dir)
 	p.store = ss
 	a.mu.Unlock()
-	a.followMemory(ss)
+	a.followMemory(path, ss)
 	if err := st.Err(); err != nil {
 		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: p.dir, Err: err})
 	}

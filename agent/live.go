@@ -51,7 +51,7 @@ func (a *Agent) startLive() {
 		return
 	}
 	a.live = &live{w: w}
-	a.followMemory(a.global)
+	a.followMemory(a.opts.Paths.GlobalMemory(), a.global)
 	a.followInstructions(a.instr)
 	a.follow(a.opts.Paths.ConfigFile(), a.configFileChanged)
 }
@@ -66,9 +66,11 @@ func (a *Agent) followInstructions(in *Instructions) {
 	})
 }
 
-// followMemory merges the outside changes of a store's file.
-func (a *Agent) followMemory(ss *storeState) {
-	a.follow(ss.st.Path(), func() { a.memoryFileChanged(ss) })
+// followMemory merges the outside changes of a store's file at path (the
+// path it was opened with: Store.Path has symlinks resolved, and follow
+// wants the link too).
+func (a *Agent) followMemory(path string, ss *storeState) {
+	a.follow(path, func() { a.memoryFileChanged(ss) })
 }
 
 // follow calls fn after the file at path changes. If path is a symlink
