@@ -643,15 +643,7 @@ func TestEndpointUnreachable(t *testing.T) {
 	srv := agenttest.NewServer()
 	base := srv.BaseURL()
 	srv.Close() // nothing listens there any more
-	dir := t.TempDir()
-	cfg := agent.DefaultConfig()
-	cfg.BaseURL, cfg.Model = base, "m"
-	a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	h := &harness{t: t, a: a}
+	h := newHarness(t, func(c *agent.Config) { c.BaseURL = base }, nil)
 	id := h.newChat()
 	log := h.turn(id, "hello")
 	if !errors.Is(log.done.Err, &agent.Error{Code: agent.CodeUnreachable}) {
@@ -672,17 +664,11 @@ func TestEndpointTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	dir := t.TempDir()
-	cfg := agent.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.Distill = srv.URL+"/v1", "m", false
 	client := srv.Client()
 	client.Timeout = 50 * time.Millisecond
-	a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d"), HTTPClient: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	h := &harness{t: t, a: a}
+	h := newHarness(t, func(c *agent.Config) { c.BaseURL = srv.URL + "/v1" },
+		func(o *agent.Options) { o.HTTPClient = client })
+	a := h.a
 	id := h.newChat()
 	log := h.turn(id, "hello")
 	var ae *agent.Error
