@@ -138,15 +138,7 @@ func (a *Agent) compact(ctx context.Context, client Completer, cfg Config, chatI
 		}
 		fmt.Fprintf(&t, "%s: %s\n\n", strings.ToUpper(m.Role[:1])+m.Role[1:], m.Text)
 	}
-	transcript := t.String()
-	if limit := cfg.ContextChars; len(transcript) > limit {
-		head := limit / 3
-		from := len(transcript) - (limit - head)
-		for from < len(transcript) && !isRuneStart(transcript[from]) {
-			from++
-		}
-		transcript = cutUTF8(transcript, head) + "\n[…]\n" + transcript[from:]
-	}
+	transcript := cutMiddle(t.String(), cfg.ContextChars, cfg.ContextChars/3, "\n[…]\n")
 	req := Request{Model: cfg.Model, Messages: []WireMessage{
 		{Role: "system", Content: compactPrompt},
 		{Role: "user", Content: transcript},

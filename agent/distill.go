@@ -79,21 +79,8 @@ func turnExcerpt(user string, tools []ToolRecord, answer string) string {
 	}
 	b.WriteString("\nAssistant: ")
 	b.WriteString(strings.TrimSpace(answer))
-	s := b.String()
-	if len(s) <= excerptMax {
-		return s
-	}
-	const gap = "\n\n[… the middle of the turn is left out …]\n\n"
-	head := excerptMax / 2
-	tail := excerptMax - head - len(gap)
-	start := len(s) - tail
-	for start < len(s) && !isRuneStart(s[start]) {
-		start++
-	}
-	return cutUTF8(s, head) + gap + s[start:]
+	return cutMiddle(b.String(), excerptMax, excerptMax/2, "\n\n[… the middle of the turn is left out …]\n\n")
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
 var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")

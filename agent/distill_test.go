@@ -155,3 +155,21 @@ func TestTurnExcerpt(t *testing.T) {
 		t.Errorf("long excerpt (%d bytes) lacks head, tail or marker, or is invalid", len(ex))
 	}
 }
+
+func TestCutMiddle(t *testing.T) {
+	tests := []struct {
+		s           string
+		limit, head int
+		want        string
+	}{
+		{"short", 10, 3, "short"},
+		{"0123456789abcdef", 10, 3, "012..bcdef"},
+		{"ééééé", 7, 3, "é..é"},       // neither end splits a character
+		{"0123456789", 2, 3, "012.."}, // head and gap exceed the limit: no tail
+	}
+	for _, tt := range tests {
+		if got := cutMiddle(tt.s, tt.limit, tt.head, ".."); got != tt.want {
+			t.Errorf("cutMiddle(%q, %d, %d) = %q, want %q", tt.s, tt.limit, tt.head, got, tt.want)
+		}
+	}
+}

@@ -168,3 +168,18 @@ func cutUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// cutMiddle returns s when it has at most limit bytes, and otherwise its
+// first head bytes, gap, and its end, limit bytes in all (more only when
+// head and gap alone exceed it), not splitting a character: the start and
+// the end of a text are where requests and conclusions are.
+func cutMiddle(s string, limit, head int, gap string) string {
+	if len(s) <= limit {
+		return s
+	}
+	start := len(s) - max(0, limit-head-len(gap))
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return cutUTF8(s, head) + gap + s[start:]
+}
