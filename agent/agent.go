@@ -42,8 +42,10 @@ type Options struct {
 	// program passes os.Getenv (nil: no environment). With it the agent
 	// knows which of the endpoint, key and model come from OPENAI_BASE_URL,
 	// OPENAI_API_KEY and ENGRAM_MODEL, so that they keep overriding
-	// config.json when the file changes and SetConfig does not write them
-	// into it (see configSource).
+	// config.json when the file changes, as they would at the next start,
+	// and SetConfig does not write them into it. An endpoint or model that
+	// neither the environment nor config.json gave (a detected local
+	// server) stays in use while config.json leaves it empty.
 	Getenv func(string) string
 }
 
