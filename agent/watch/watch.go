@@ -425,11 +425,11 @@ func (w *Watcher) nextDueLocked() (time.Time, bool) {
 func (w *Watcher) fire() bool {
 	now := time.Now()
 	type call struct {
-		s  *Subscription
-		ev Event
+		s   *Subscription
+		ev  Event
+		due time.Time
 	}
 	var calls []call
-	var dues []time.Time
 	w.mu.Lock()
 	for k, b := range w.pending {
 		if b.due.After(now) {
@@ -442,18 +442,12 @@ func (w *Watcher) fire() bool {
 		}
 		ev := Event{Dir: k.dir, Name: k.name, Path: filepath.Join(k.dir, k.name), Op: b.op}
 		for _, s := range t.subs[k.name] {
-			calls = append(calls, call{s, ev})
-			dues = append(dues, b.due)
+			calls = append(calls, call{s, ev, b.due})
 		}
 	}
 	w.mu.Unlock()
-	idx := make([]int, len(calls))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return dues[a].Compare(dues[b]) })
-	for _, i := range idx {
-		c := calls[i]
+	slices.SortStableFunc(calls, func(a, b call) int { return a.due.Compare(b.due) })
+	for _, c := range calls {
 		w.mu.Lock()
 		skip, closed := c.s.cancelled, w.closed
 		w.mu.Unlock()
