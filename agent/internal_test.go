@@ -104,6 +104,16 @@ func TestToolAccumulator(t *testing.T) {
 			t.Errorf("calls = %+v", got)
 		}
 	})
+	t.Run("whole calls, all index 0", func(t *testing.T) {
+		var a toolAccumulator
+		a.add(call(idx(0), "a", "memory_write", `{"kind":"fact","text":"one"}`))
+		a.add(call(idx(0), "b", "memory_write", `{"kind":"fact","text":"two"}`))
+		got := a.calls()
+		if len(got) != 2 || got[0].Args != `{"kind":"fact","text":"one"}` || got[1].ID != "b" ||
+			got[1].Args != `{"kind":"fact","text":"two"}` {
+			t.Errorf("calls = %+v", got)
+		}
+	})
 	t.Run("no ID", func(t *testing.T) {
 		var a toolAccumulator
 		a.add(call(idx(0), "", "memory_search", `{"query":"q"}`))

@@ -121,6 +121,9 @@ func (a *toolAccumulator) add(tc openai.ToolCall) {
 			a.index = map[int]int{}
 		}
 		p, ok := a.index[*tc.Index]
+		if ok && tc.ID != "" && a.parts[p].ID != "" && tc.ID != a.parts[p].ID {
+			ok = false // a server that gives every call index 0: a new ID is a new call
+		}
 		if !ok {
 			p = len(a.parts)
 			a.index[*tc.Index] = p
