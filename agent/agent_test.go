@@ -84,6 +84,22 @@ func TestPlainTurn(t *testing.T) {
 	}
 }
 
+func TestAnswerCutAtOutputLimitIsSaid(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.srv.Push(agenttest.Reply{Text: "The first half of", Finish: "length"}, agenttest.Reply{Text: "Complete."})
+	id := h.newChat()
+	log := h.turn(id, "Write a long essay")
+	if n := of[agent.Notice](log.events); len(n) != 1 || !strings.Contains(n[0].Text, "cut off") {
+		t.Errorf("notices = %+v, want one saying the answer was cut off", n)
+	}
+	if log.done.Err != nil || log.text() != "The first half of" {
+		t.Errorf("turn: %v, %q", log.done.Err, log.text())
+	}
+	if n := of[agent.Notice](h.turn(id, "Thanks").events); len(n) != 0 {
+		t.Errorf("notices for a complete answer: %+v", n)
+	}
+}
+
 func TestSecondTurnSendsHistory(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "First answer."}, agenttest.Reply{Text: "Second answer."})

@@ -180,6 +180,9 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 			return err
 		}
 		if len(reply.ToolCalls) == 0 {
+			if reply.Finish == "length" {
+				a.emit(Notice{ChatID: ts.chatID, Text: "The answer was cut off at the model's output limit."})
+			}
 			return nil
 		}
 		if !tools { // tools that were not offered are not run: the model was to answer

@@ -42,6 +42,9 @@ type Reply struct {
 
 	// Usage overrides the token counts of the final usage chunk.
 	Usage *Usage
+	// Finish overrides the finish reason ("stop", or "tool_calls" with
+	// tool calls), e.g. "length" for an answer cut at the token limit.
+	Finish string
 }
 
 // ToolCall is a tool call in a scripted reply.
@@ -386,7 +389,10 @@ func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply 
 		}
 	}
 	finish := "stop"
-	if len(reply.ToolCalls) > 0 {
+	switch {
+	case reply.Finish != "":
+		finish = reply.Finish
+	case len(reply.ToolCalls) > 0:
 		finish = "tool_calls"
 	}
 	if !send(withDelta(delta{}, &finish)) {
