@@ -83,7 +83,7 @@ type storeState struct {
 	mu        sync.Mutex
 	pinned    []memory.Entry
 	pinnedOK  bool
-	reloading bool // memoryFileChanged reports the reload's change itself
+	reloading int // reloads in progress in memoryFileChanged, which reports their change itself
 }
 
 // projectState is a project folder pinned to a chat: its AGENTS.md, and
@@ -160,7 +160,7 @@ func (a *Agent) watch(st *memory.Store, scope Scope, dir string) *storeState {
 	st.OnChange(func() {
 		ss.mu.Lock()
 		ss.pinnedOK = false
-		reloading := ss.reloading
+		reloading := ss.reloading > 0
 		ss.mu.Unlock()
 		if !reloading {
 			a.events.emit(MemoryChanged{Scope: scope, Dir: dir, Err: st.Err()})

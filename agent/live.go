@@ -68,9 +68,14 @@ func (a *Agent) followInstructions(in *Instructions) {
 
 // followMemory merges the outside changes of a store's file at path (the
 // path it was opened with: Store.Path has symlinks resolved, and follow
-// wants the link too).
+// wants the link too), including one made between the store's Open and
+// the start of the watch.
 func (a *Agent) followMemory(path string, ss *storeState) {
+	if a.live == nil {
+		return
+	}
 	a.follow(path, func() { a.memoryFileChanged(ss) })
+	a.memoryFileChanged(ss)
 }
 
 // follow calls fn after the file at path changes. If path is a symlink
@@ -140,10 +145,14 @@ func (a *Agent) configFileChanged() {
 	}
 }
 
-// setReloading marks the store as being reloaded by memoryFileChanged (the
-// watcher's goroutine is the only one that reloads).
+// setReloading marks the start (on) and the end of a reload by
+// memoryFileChanged.
 func (ss *storeState) setReloading(on bool) {
 	ss.mu.Lock()
-	ss.reloading = on
+	if on {
+		ss.reloading++
+	} else {
+		ss.reloading--
+	}
 	ss.mu.Unlock()
 }
