@@ -20,7 +20,9 @@
 //     and last the recall block, which is rebuilt every turn and never kept
 //     in the history;
 //  4. streaming completions (Delta events) and memory tool calls (ToolCall,
-//     ToolResult) until the model answers, at most Options.MaxSteps calls;
+//     ToolResult) until the model answers, at most Options.MaxSteps calls:
+//     the last is offered no tools, and tools it calls anyway are not run
+//     (with no text either, the turn ends with CodeBadResponse);
 //  5. TurnDone, with the usage and the error, if any;
 //  6. after a completed turn, distillation in the background
 //     (MemoriesSaved when memories were saved or distillation failed).
@@ -30,8 +32,9 @@
 // says what happened and what to do. 429 and 5xx are retried with backoff
 // (a Notice says so); a context-length error compacts the chat and retries
 // once; a model that rejects tools is asked again without them (with a
-// Notice). Cancelling the context given to Send, or Cancel, ends the turn
-// with TurnDone{Err: context.Canceled}; the partial answer stays in the chat
+// Notice). Cancel, or cancelling the context given to Send, ends the turn
+// with TurnDone{Err: context.Canceled} (the context's error: a deadline
+// gives context.DeadlineExceeded); the partial answer stays in the chat
 // marked Stopped and is not distilled.
 //
 // # Events
