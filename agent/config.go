@@ -32,7 +32,7 @@ type Config struct {
 	AutoRecall   bool `json:"auto_recall"`             // the default for new chats
 	Distill      bool `json:"distill"`                 // save memories after each turn
 	RecallTopK   int  `json:"recall_top_k,omitempty"`  // hits per turn (default 5)
-	RecallBudget int  `json:"recall_budget,omitempty"` // characters of recall block (default 2000)
+	RecallBudget int  `json:"recall_budget,omitempty"` // characters of recall block (default 2400)
 	// ContextChars is the size, in characters, above which a chat's older
 	// messages are summarised (default 60000).
 	ContextChars int `json:"context_chars,omitempty"`
@@ -41,7 +41,7 @@ type Config struct {
 // Defaults for the zero fields of a Config.
 const (
 	DefaultRecallTopK   = 5
-	DefaultRecallBudget = 2000
+	DefaultRecallBudget = memory.DefaultBudget
 	DefaultContextChars = 60000
 )
 
@@ -238,12 +238,16 @@ func (p Paths) ChatsDir() string { return filepath.Join(p.DataDir, "chats") }
 // looks for when no endpoint is configured: Ollama, then LM Studio.
 var LocalEndpoints = []string{"http://127.0.0.1:11434/v1", "http://127.0.0.1:1234/v1"}
 
+// OpenAIBaseURL is the endpoint used when only an API key is configured.
+const OpenAIBaseURL = "https://api.openai.com/v1"
+
 // probeTimeout bounds each probe of a local endpoint.
 const probeTimeout = 400 * time.Millisecond
 
 // ResolveConfig loads the config file under paths, applies the environment
-// (getenv), and fills what is missing: with no endpoint at all it probes the
-// LocalEndpoints and takes the first that answers, with its first model;
+// (getenv), and fills what is missing: a key with no endpoint means
+// OpenAIBaseURL; with no endpoint and no key it probes the LocalEndpoints
+// and takes the first that answers, with its first model;
 // with an endpoint but no model it asks the endpoint for its first model.
 // The only error is an unreadable config file. When nothing is found the
 // config is returned without an endpoint: the app still works, and a turn
@@ -259,6 +263,11 @@ func ResolveConfig(ctx context.Context, paths Paths, getenv func(string) string,
 // detect fills the endpoint and model of c from the first candidate that
 // answers /models.
 func detect(ctx context.Context, c Config, client *http.Client, candidates []string) Config {
+	if c.BaseURL == "" && c.APIKey != "" {
+		// A key with no endpoint is an OpenAI key, as in go-openai's own
+		// default: it is never offered to whatever listens on a local port.
+		c.BaseURL = OpenAIBaseURL
+	}
 	if c.BaseURL != "" {
 		candidates = []string{c.BaseURL}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,6 +255,32 @@ func TestDetect(t *testing.T) {
 		t.Errorf("configured model replaced: %q", got.Model)
 	}
 }
+
+func TestDetectKeyWithoutEndpointMeansOpenAI(t *testing.T) {
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the key was offered to a local server: %s %s", r.Method, r.URL)
+	}))
+	defer local.Close()
+	var asked []string
+	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		asked = append(asked, r.URL.Host)
+		return nil, errors.New("offline")
+	})}
+	c := DefaultConfig()
+	c.APIKey = "sk-test"
+	got := detect(context.Background(), c, client, []string{local.URL + "/v1"})
+	if got.BaseURL != OpenAIBaseURL {
+		t.Errorf("BaseURL = %q, want %q", got.BaseURL, OpenAIBaseURL)
+	}
+	if len(asked) != 1 || asked[0] != "api.openai.com" {
+		t.Errorf("probed %v, want only api.openai.com", asked)
+	}
+}
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestResolveConfigUsesFileAndEnv(t *testing.T) {
 	live := modelsServer(t, "served")
