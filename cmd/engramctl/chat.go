@@ -18,17 +18,11 @@ func init() {
 		runChat)
 }
 
-// chatPaths resolves Engram's directories: XDG_CONFIG_HOME and XDG_DATA_HOME
-// read through getenv, else the XDG defaults.
+// chatPaths resolves Engram's directories from XDG_CONFIG_HOME and
+// XDG_DATA_HOME (see xdgHome).
 func chatPaths(getenv func(string) string) agent.Paths {
-	configHome, dataHome := getenv("XDG_CONFIG_HOME"), getenv("XDG_DATA_HOME")
-	if configHome == "" {
-		configHome = xdg.ConfigHome
-	}
-	if dataHome == "" {
-		dataHome = xdg.DataHome
-	}
-	return agent.DefaultPaths(configHome, dataHome)
+	return agent.DefaultPaths(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome),
+		xdgHome(getenv, "XDG_DATA_HOME", xdg.DataHome))
 }
 
 // runChat is `engramctl chat [--chat ID] [--project DIR] [--no-recall]

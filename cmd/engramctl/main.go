@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"syscall"
 )
@@ -93,6 +94,16 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return exitUsage
 	}
 	return cmd.run(ctx, args[1:], env)
+}
+
+// xdgHome is the XDG base directory in the environment variable name, read
+// through getenv, or def when the variable is unset or not an absolute path
+// (the XDG spec says to ignore relative ones).
+func xdgHome(getenv func(string) string, name, def string) string {
+	if dir := getenv(name); filepath.IsAbs(dir) {
+		return dir
+	}
+	return def
 }
 
 func usage(w io.Writer) {

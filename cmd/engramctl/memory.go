@@ -100,11 +100,7 @@ func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
 	if mf.store != "" {
 		return mf.store, nil
 	}
-	home := getenv("XDG_CONFIG_HOME")
-	if home == "" || !filepath.IsAbs(home) {
-		home = xdg.ConfigHome
-	}
-	dir := filepath.Join(home, "engram")
+	dir := filepath.Join(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome), "engram")
 	if mf.project != "" {
 		return memory.ProjectPath(dir, mf.project), nil
 	}
@@ -481,17 +477,20 @@ func memoryImport(r *memoryRun) func() int {
 		if len(r.args) > 1 {
 			return r.usageError("import one file at a time")
 		}
-		var data []byte
-		var err error
-		fallback := time.Now()
-		if len(r.args) == 0 || r.args[0] == "-" {
-			data, err = io.ReadAll(io.LimitReader(r.env.Stdin, memory.MaxFileSize+1))
-		} else {
-			data, err = os.ReadFile(r.args[0])
-			if fi, serr := os.Stat(r.args[0]); serr == nil {
+		in, fallback := r.env.Stdin, time.Now()
+		if len(r.args) == 1 && r.args[0] != "-" {
+			f, err := os.Open(r.args[0])
+			if err != nil {
+				return r.fail(fmt.Errorf("read input: %w", err))
+			}
+			defer f.Close()
+			if fi, err := f.Stat(); err == nil {
 				fallback = fi.ModTime()
 			}
+			in = f
 		}
+		// Read no more than a store may hold: a larger input is refused.
+		data, err := io.ReadAll(io.LimitReader(in, memory.MaxFileSize+1))
 		if err != nil {
 			return r.fail(fmt.Errorf("read input: %w", err))
 		}
