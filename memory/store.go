@@ -76,7 +76,7 @@ type Store struct {
 	forms      map[string]dedupeForm // dedupe normal forms by ID (see formOf)
 	formsReady bool
 	enc        map[string]encodedEntry // file text of each entry, reused while it is unchanged
-	order      []string                // IDs in file order as last written or listed
+	order      []string                // IDs in file order as last read, written or listed
 	buf        []byte                  // the file as last encoded, reused by the next write
 	index      *Index                  // nil until the first Recall
 	disk       diskState
@@ -217,7 +217,8 @@ func (s *Store) notify() {
 }
 
 // List returns the live entries (not deleted, not superseded) in file
-// order: oldest first, then by ID.
+// order: oldest first; entries created in the same millisecond in the
+// order they were added.
 func (s *Store) List() []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -898,6 +899,10 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	if changed {
 		s.replace(merged)
 	}
+	s.order = make([]string, 0, len(entries))
+	for _, e := range entries {
+		s.order = append(s.order, e.ID)
+	}
 	s.disk = diskState{exists: true, stamp: st, hash: h}
 	s.ioErr, s.unparsable = nil, nil
 	return changed, legacy, nil
@@ -975,9 +980,11 @@ func (s *Store) sorted(recs map[string]Entry) []Entry {
 	return out
 }
 
-// sortedIDs returns the IDs of recs in file order: by Created, then ID. The
-// order last computed is the starting point, so the sort runs on nearly
-// sorted input.
+// sortedIDs returns the IDs of recs in file order: by Created; entries
+// created at the same time (to the millisecond) keep the order they had
+// in the file, and new ones follow them, by ID. So entries added one after
+// another list in the order they were added, whichever process added them.
+// The order is remembered for the next call.
 func (s *Store) sortedIDs(recs map[string]Entry) []string {
 	type key struct {
 		created int64
@@ -989,8 +996,8 @@ func (s *Store) sortedIDs(recs map[string]Entry) []string {
 			keys = append(keys, key{e.Created.UnixNano(), id})
 		}
 	}
-	if len(keys) < len(recs) {
-		had := make(map[string]bool, len(keys))
+	if known := len(keys); known < len(recs) {
+		had := make(map[string]bool, known)
 		for _, k := range keys {
 			had[k.id] = true
 		}
@@ -999,13 +1006,9 @@ func (s *Store) sortedIDs(recs map[string]Entry) []string {
 				keys = append(keys, key{e.Created.UnixNano(), id})
 			}
 		}
+		slices.SortFunc(keys[known:], func(a, b key) int { return cmp.Compare(a.id, b.id) })
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := cmp.Compare(a.created, b.created); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.created, b.created) })
 	order := make([]string, len(keys))
 	for i, k := range keys {
 		order[i] = k.id
@@ -1041,7 +1044,7 @@ func (s *Store) encode(recs map[string]Entry) []byte {
 	return s.buf
 }
 
-// fileCompare is the file order of two entries.
+// fileCompare orders entries oldest first, then by ID.
 func fileCompare(a, b Entry) int {
 	if c := a.Created.Compare(b.Created); c != 0 {
 		return c

@@ -195,6 +195,29 @@ func TestStoreFileIsStable(t *testing.T) {
 	}
 }
 
+// Entries added in the same millisecond, by one store or by two, list in
+// the order they were added, here and in any store that opens the file.
+func TestStoreSameTimeKeepsAddOrder(t *testing.T) {
+	clk := newClock() // never advanced
+	path := filepath.Join(t.TempDir(), "memory.json")
+	a := openStore(t, path, memory.Options{Now: clk.Now})
+	b := openStore(t, path, memory.Options{Now: clk.Now})
+	var want []string
+	for i, txt := range []string{"first of all", "second thing", "third item here", "fourth note", "fifth fact", "sixth and last"} {
+		mustAdd(t, []*memory.Store{a, b}[i%2], memory.Entry{Text: txt})
+		want = append(want, txt)
+	}
+	if err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	fresh := openStore(t, path, memory.Options{})
+	for name, s := range map[string]*memory.Store{"writer": a, "reopened": fresh} {
+		if got := entryTexts(s.List()); !slices.Equal(got, want) {
+			t.Errorf("%s lists %q, want the order of adding", name, got)
+		}
+	}
+}
+
 func countDiffLines(a, b []byte) int {
 	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
 	n := 0
