@@ -395,3 +395,13 @@ func TestMemoryCLITwoProcesses(t *testing.T) {
 		t.Fatalf("the store holds %d entries (err %v), want exactly %d", s.Len(), s.Err(), 2*n)
 	}
 }
+
+func TestXDGHome(t *testing.T) {
+	env := map[string]string{"ABS": "/home/u/.cfg", "REL": "rel/cfg", "EMPTY": ""}
+	getenv := func(k string) string { return env[k] }
+	for name, want := range map[string]string{"ABS": "/home/u/.cfg", "REL": "/default", "EMPTY": "/default", "UNSET": "/default"} {
+		if got := xdgHome(getenv, name, "/default"); got != want {
+			t.Errorf("xdgHome(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
