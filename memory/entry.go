@@ -49,11 +49,11 @@ var kindAliases = map[string]Kind{
 
 // ParseKind turns a kind name or one of its aliases (pref, feedback,
 // experience, lesson-learned, project…) into a Kind. Case and surrounding
-// space are ignored. An unknown name is an error.
+// space are ignored. An unknown name is ErrUnknownKind.
 func ParseKind(s string) (Kind, error) {
 	k, ok := kindAliases[strings.ToLower(strings.TrimSpace(s))]
 	if !ok {
-		return "", fmt.Errorf("unknown memory kind %q (want preference, correction, lesson or fact)", s)
+		return "", fmt.Errorf("%w %q (want preference, correction, lesson or fact)", ErrUnknownKind, s)
 	}
 	return k, nil
 }

@@ -28,6 +28,12 @@ func TestCheckKind(t *testing.T) {
 		if got != tc.want || !errors.Is(err, tc.err) {
 			t.Errorf("CheckKind(%q) = %q, %v; want %q, %v", tc.in, got, err, tc.want, tc.err)
 		}
+		if tc.in == "" {
+			continue // ParseKind has no default
+		}
+		if got, err := memory.ParseKind(string(tc.in)); got != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("ParseKind(%q) = %q, %v; want %q, %v", tc.in, got, err, tc.want, tc.err)
+		}
 	}
 }
 

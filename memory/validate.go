@@ -71,11 +71,7 @@ func CheckKind(k Kind) (Kind, error) {
 	if k.Strength() > 0 {
 		return k, nil
 	}
-	p, err := ParseKind(string(k))
-	if err != nil {
-		return "", fmt.Errorf("%w %q (want preference, correction, lesson or fact)", ErrUnknownKind, string(k))
-	}
-	return p, nil
+	return ParseKind(string(k))
 }
 
 // checkSource resolves a source; empty is SourceUser.
