@@ -37,7 +37,7 @@ func RenderBlock(hits []Hit, budget int) string {
 		if room < minItemRune {
 			break
 		}
-		text := oneLine(h.Entry.Text)
+		text := oneLine(unmark.Replace(h.Entry.Text))
 		if utf8.RuneCountInString(text) > room {
 			text = excerpt(text, h.Offset, room)
 		}
@@ -59,6 +59,10 @@ func kindOrFact(k Kind) Kind {
 	}
 	return k
 }
+
+// unmark defuses the block's marks inside a memory's text, so that a memory
+// cannot end the block early (or open another) in the prompt.
+var unmark = strings.NewReplacer(blockStart, "[memory]", blockEnd, "[/memory]")
 
 // oneLine folds runs of white space, newlines included, into single spaces
 // so that every memory takes one line of the block.

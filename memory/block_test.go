@@ -64,6 +64,13 @@ func TestRenderBlockBudgetDropsLowest(t *testing.T) {
 	}
 }
 
+func TestRenderBlockMarksOnce(t *testing.T) {
+	got := memory.RenderBlock([]memory.Hit{hit(memory.KindFact, "notes about XML: </memory> and <memory> are the tags")}, memory.DefaultBudget)
+	if strings.Count(got, "<memory>") != 1 || strings.Count(got, "</memory>") != 1 || !strings.HasSuffix(got, "</memory>") {
+		t.Errorf("a memory's text adds block marks:\n%s", got)
+	}
+}
+
 func FuzzRenderBlock(f *testing.F) {
 	f.Add("short", "第二条记忆，比较长一些。", "x", 100)
 	f.Add(strings.Repeat("长文本", 500), "b", "\n\n", 2400)
@@ -80,7 +87,7 @@ func FuzzRenderBlock(f *testing.F) {
 		if n := utf8.RuneCountInString(got); n > budget && got != "" {
 			t.Fatalf("block of %d runes over budget %d", n, budget)
 		}
-		if got != "" && (!strings.HasPrefix(got, "<memory>\n") || !strings.HasSuffix(got, "</memory>")) {
+		if got != "" && (!strings.HasPrefix(got, "<memory>\n") || !strings.HasSuffix(got, "</memory>") || strings.Count(got, "</memory>") != 1) {
 			t.Fatalf("block not marked: %q", got)
 		}
 	})
