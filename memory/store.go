@@ -570,14 +570,11 @@ func (s *Store) Restore(id string) error {
 // Supersede replaces an entry with a new one and keeps the old as history:
 // the new entry links to it by Supersedes, it to the new one by
 // SupersededBy, and it stops being live. If oldID was already superseded,
-// the newest entry of its chain is replaced. The new entry takes the old
-// one's kind when e.Kind is empty, and its pin. It is not deduplicated.
+// the newest entry of its chain is replaced. The new entry takes the kind
+// of the entry it replaces when e.Kind is empty, and its pin. It is not
+// deduplicated.
 func (s *Store) Supersede(oldID string, e Entry) (Entry, error) {
-	if e.Kind == "" {
-		if old, ok := s.Get(oldID); ok {
-			e.Kind = old.Kind
-		}
-	}
+	inheritKind := e.Kind == ""
 	ne, err := checkNew(e)
 	if err != nil {
 		return Entry{}, fmt.Errorf("supersede memory: %w", err)
@@ -597,6 +594,9 @@ func (s *Store) Supersede(oldID string, e Entry) (Entry, error) {
 			}
 		} else if _, taken := recs[ne.ID]; taken {
 			return nil, false, fmt.Errorf("%w: %s", ErrExists, ne.ID)
+		}
+		if inheritKind {
+			ne.Kind = head.Kind
 		}
 		ne.Created, ne.Updated = now, now
 		ne.Supersedes = head.ID

@@ -789,6 +789,23 @@ func TestStoreSupersedeChain(t *testing.T) {
 	}
 }
 
+// With no kind given, the new entry takes the kind of the entry it
+// replaces: the newest of the chain, not the one named.
+func TestStoreSupersedeInheritsHeadKind(t *testing.T) {
+	s := memory.NewInMemory(memory.Options{})
+	v1, _, err := s.Add(memory.Entry{Kind: memory.KindFact, Text: "replies in English"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Supersede(v1.ID, memory.Entry{Kind: memory.KindPreference, Text: "replies in French"}); err != nil {
+		t.Fatal(err)
+	}
+	v3, err := s.Supersede(v1.ID, memory.Entry{Text: "replies in French, code comments in English"})
+	if err != nil || v3.Kind != memory.KindPreference {
+		t.Errorf("Supersede without a kind: %+v, %v; want the preference it replaces", v3, err)
+	}
+}
+
 func TestStoreRemoveRestoreAndTombstoneExpiry(t *testing.T) {
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "memory.json")
