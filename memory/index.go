@@ -317,13 +317,7 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 	if ok {
 		ix.dropDocs(slot)
 	} else {
-		if n := len(ix.free); n > 0 {
-			slot = ix.free[n-1]
-			ix.free = ix.free[:n-1]
-		} else {
-			slot = int32(len(ix.slots))
-			ix.slots = append(ix.slots, entrySlot{})
-		}
+		slot = reuse(&ix.free, &ix.slots)
 		ix.byID[e.ID] = slot
 		ix.entries++
 		ix.slots[slot].seq = ix.nextSeq
@@ -334,6 +328,19 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 	s.hash = hashText(e.Text)
 	s.docs = s.docs[:0]
 	return slot, s
+}
+
+// reuse returns the index of a free element of *items, taken from *free,
+// or of a new zero element appended when there is none.
+func reuse[T any](free *[]int32, items *[]T) int32 {
+	if n := len(*free); n > 0 {
+		i := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return i
+	}
+	var zero T
+	*items = append(*items, zero)
+	return int32(len(*items) - 1)
 }
 
 // setEntry records a version of a slot's entry: its creation group (fresh:
@@ -530,14 +537,7 @@ func (ix *Index) tableID(table *keyTable, key uint64, cjk bool) int32 {
 	if id, ok := table.get(key); ok {
 		return id
 	}
-	var id int32
-	if n := len(ix.freeTerms); n > 0 {
-		id = ix.freeTerms[n-1]
-		ix.freeTerms = ix.freeTerms[:n-1]
-	} else {
-		id = int32(len(ix.terms))
-		ix.terms = append(ix.terms, termInfo{})
-	}
+	id := reuse(&ix.freeTerms, &ix.terms)
 	h := key // a word's key is its hash
 	if cjk {
 		var b [8]byte

@@ -413,14 +413,11 @@ func (s *Store) addTo(recs map[string]Entry, e Entry, now time.Time) (Entry, boo
 		recs[id] = d
 		return d, false, nil
 	}
-	if e.ID == "" {
-		e.ID = NewID()
-		for recs[e.ID].ID != "" {
-			e.ID = NewID()
-		}
-	} else if _, taken := recs[e.ID]; taken {
-		return e, false, fmt.Errorf("%w: %s", ErrExists, e.ID)
+	id, err := newEntryID(recs, e.ID)
+	if err != nil {
+		return e, false, err
 	}
+	e.ID = id
 	if e.Created.IsZero() {
 		e.Created = now
 	}
@@ -430,6 +427,22 @@ func (s *Store) addTo(recs map[string]Entry, e Entry, now time.Time) (Entry, boo
 	recs[e.ID] = e
 	s.forms[e.ID] = form
 	return e, true, nil
+}
+
+// newEntryID returns the ID of a new entry: id if it is free (ErrExists if
+// not), or a fresh random one when id is empty.
+func newEntryID(recs map[string]Entry, id string) (string, error) {
+	if id != "" {
+		if _, taken := recs[id]; taken {
+			return "", fmt.Errorf("%w: %s", ErrExists, id)
+		}
+		return id, nil
+	}
+	for {
+		if id = NewID(); recs[id].ID == "" {
+			return id, nil
+		}
+	}
 }
 
 // findDuplicate returns the ID of the live entry form duplicates: an equal
@@ -587,14 +600,11 @@ func (s *Store) Supersede(oldID string, e Entry) (Entry, error) {
 		if !ok || !head.Live() {
 			return nil, false, fmt.Errorf("%w: %s", ErrNotFound, oldID)
 		}
-		if ne.ID == "" {
-			ne.ID = NewID()
-			for recs[ne.ID].ID != "" {
-				ne.ID = NewID()
-			}
-		} else if _, taken := recs[ne.ID]; taken {
-			return nil, false, fmt.Errorf("%w: %s", ErrExists, ne.ID)
+		id, err := newEntryID(recs, ne.ID)
+		if err != nil {
+			return nil, false, err
 		}
+		ne.ID = id
 		if inheritKind {
 			ne.Kind = head.Kind
 		}
