@@ -44,11 +44,9 @@ type Index struct {
 	groups  map[int64][]int32
 	nextSeq uint64
 
-	entries int   // live entries
-	live    int   // live chunks
-	dead    int   // removed chunks still in the postings
-	totLen  int64 // total length of live chunks
-	newest  time.Time
+	dead   int   // removed chunks still in the postings
+	totLen int64 // total length of live chunks
+	newest time.Time
 
 	// scratch for Put: a chunk's terms, and for each term id the last
 	// chunk (stamp) that held it and where in terms
@@ -319,7 +317,6 @@ func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
 	} else {
 		slot = reuse(&ix.free, &ix.slots)
 		ix.byID[e.ID] = slot
-		ix.entries++
 		ix.slots[slot].seq = ix.nextSeq
 		ix.nextSeq++
 	}
@@ -396,7 +393,6 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, terms []uint32, length 
 	ix.docMeta = append(ix.docMeta, chunkMeta{
 		chunk: chunk, offset: int32(sp.runeOff), start: int32(sp.start), end: int32(sp.end), terms: terms,
 	})
-	ix.live++
 	ix.totLen += int64(length)
 	return d
 }
@@ -572,7 +568,6 @@ func (ix *Index) deleteLocked(id string) {
 	*s = entrySlot{docs: s.docs[:0]}
 	delete(ix.byID, id)
 	ix.free = append(ix.free, slot)
-	ix.entries--
 	if wasNewest {
 		ix.newest = time.Time{}
 		for i := range ix.slots {
@@ -595,7 +590,6 @@ func (ix *Index) dropDocs(slot int32) {
 		ix.totLen -= int64(ix.docLen[d])
 		ix.docLen[d] = -1
 		ix.docMeta[d] = chunkMeta{}
-		ix.live--
 		ix.dead++
 	}
 	ix.slots[slot].docs = ix.slots[slot].docs[:0]
@@ -692,9 +686,12 @@ func (ix *Index) leaveGroup(slot int32) {
 	}
 }
 
+// liveChunks is the number of chunks of the indexed entries.
+func (ix *Index) liveChunks() int { return len(ix.docLen) - ix.dead }
+
 // Len is the number of entries indexed.
 func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.entries
+	return len(ix.byID)
 }

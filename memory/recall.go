@@ -185,7 +185,8 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.live == 0 {
+	live := ix.liveChunks()
+	if live == 0 {
 		return nil
 	}
 	sc, _ := ix.pool.Get().(*searchScratch)
@@ -200,7 +201,7 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	if len(sc.qterms) == 0 {
 		return nil
 	}
-	avgdl := float32(ix.totLen) / float32(ix.live)
+	avgdl := float32(ix.totLen) / float32(live)
 	if avgdl <= 0 {
 		avgdl = 1
 	}
@@ -237,7 +238,7 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	ranked := ix.selectTop(sc.cands, want, rescore, ix.maxBoost())
 	cut := float32(0)
 	if !opts.NoCutoff && len(ranked) > 0 {
-		floor := p.absRel * float32(math.Log1p(float64(ix.live)))
+		floor := p.absRel * float32(math.Log1p(float64(live)))
 		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
 	}
 	hits := ix.distinct(sc, ranked, k, cut)
@@ -287,7 +288,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 	p := &ix.params
 	sc.qterms = sc.qterms[:0]
 	sc.qtoks = sc.qtoks[:0]
-	n := float32(ix.live)
+	n := float32(ix.liveChunks())
 	unknownIDF := float32(math.Log(1 + (float64(n)+0.5)/0.5))
 	norm := float32(0)
 	content := 0
@@ -442,7 +443,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
 	top := ix.selectTop(sc.cands, p.prfDocs, nil, 1)
-	n := float32(ix.live)
+	n := float32(ix.liveChunks())
 	total := float32(0)
 	for _, c := range top {
 		total += c.score
