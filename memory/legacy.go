@@ -51,11 +51,12 @@ var errUnrecognised = errors.New(`not a memory file (want {"version": 1, "entrie
 // (the same in every process), a missing or unknown kind becomes fact, a
 // missing time becomes fallback (callers pass the file's modification time),
 // entries with empty text are skipped, and of two entries with one ID the
-// later updated is kept. Empty input is an empty store. legacy reports a
-// shape other than the current one. A version above 1 is
-// ErrUnsupportedVersion; anything else that does not parse is an error.
+// later updated is kept. Empty input is an empty store; a leading byte
+// order mark is ignored. legacy reports a shape other than the current
+// one. A version above 1 is ErrUnsupportedVersion; anything else that does
+// not parse is an error.
 func ParseFile(data []byte, fallback time.Time) (entries []Entry, legacy bool, err error) {
-	data = bytes.TrimSpace(data)
+	data = trimFile(data)
 	if len(data) == 0 {
 		return nil, false, nil
 	}
@@ -114,7 +115,7 @@ func ParseImport(data []byte, fallback time.Time) ([]Entry, error) {
 	if err == nil || errors.Is(err, ErrUnsupportedVersion) {
 		return es, err
 	}
-	trimmed := bytes.TrimSpace(data)
+	trimmed := trimFile(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '"' {
 		return nil, err
 	}
@@ -135,6 +136,12 @@ func ParseImport(data []byte, fallback time.Time) ([]Entry, error) {
 		raw = append(raw, fe)
 	}
 	return cleanEntries(raw, fallback), nil
+}
+
+// trimFile drops the white space around a file's contents and a leading
+// byte order mark, which some editors write at the start of UTF-8 files.
+func trimFile(data []byte) []byte {
+	return bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\uFEFF")))
 }
 
 func parseArray(data []byte) ([]fileEntry, error) {

@@ -459,6 +459,27 @@ func TestStoreEmptyFileIsEmptyStore(t *testing.T) {
 	}
 }
 
+// Some editors start a UTF-8 file with a byte order mark: a hand edit saved
+// so is read, not set aside as unreadable.
+func TestStoreReadsByteOrderMark(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.json")
+	content := "\uFEFF" + `{"version": 1, "entries": [{"id": "bom1", "kind": "fact", "text": "saved by Notepad", "created": "2026-01-01T00:00:00Z"}]}`
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, path, memory.Options{})
+	if e, ok := s.Get("bom1"); s.Err() != nil || !ok || e.Text != "saved by Notepad" {
+		t.Fatalf("Open of a file with a BOM: %+v, err %v", e, s.Err())
+	}
+	if corrupt, _ := filepath.Glob(path + ".corrupt-*"); len(corrupt) != 0 {
+		t.Errorf("the file was set aside: %v", corrupt)
+	}
+	es, err := memory.ParseImport([]byte("\uFEFF{\"text\": \"one\"}\n{\"text\": \"two\"}\n"), time.Now())
+	if err != nil || len(es) != 2 {
+		t.Errorf("ParseImport of JSON Lines with a BOM: %d entries, %v", len(es), err)
+	}
+}
+
 func TestStoreLegacyShapes(t *testing.T) {
 	cases := []struct {
 		name, content string
