@@ -84,6 +84,10 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		fmt.Fprintf(env.Stderr, "engramctl chat: no chat has the ID %q\n", id)
 		return exitNotFound
 	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
+		return exitError
+	}
 	if *project != "" {
 		if err := a.SetProject(id, *project); err != nil {
 			fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
