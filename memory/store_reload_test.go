@@ -309,3 +309,77 @@ func TestStoreReloadSyncedOlderCopy(t *testing.T) {
 		}
 	}
 }
+
+// The store's index follows every kind of change: edits, removals,
+// restores, evictions and changes read from the file; and it ranks as the
+// index of a store opened afresh on the same file does.
+func TestStoreRecallFollowsChanges(t *testing.T) {
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "memory.json")
+	opts := memory.Options{MaxEntries: 3, Now: clk.Now}
+	s := openStore(t, path, opts)
+	other := openStore(t, path, opts)
+	add := func(st *memory.Store, text string) memory.Entry {
+		clk.Advance(time.Minute)
+		return mustAdd(t, st, memory.Entry{Text: text})
+	}
+	recalls := func(st *memory.Store, query string) []string {
+		var ids []string
+		for _, h := range st.Recall(query, nil, memory.RecallOptions{}) {
+			ids = append(ids, h.Entry.ID)
+		}
+		return ids
+	}
+	check := func(step, query string, want ...string) {
+		t.Helper()
+		if got := recalls(s, query); !slices.Equal(got, want) {
+			t.Errorf("after %s, Recall(%q) = %v, want %v", step, query, got, want)
+		}
+	}
+	pipe := add(s, "The deploy pipeline is blue-green.")
+	cat := add(s, "The user's cat is called Miso.")
+	office := add(s, "The office is in Lyon.")
+	check("adding", "deploy pipeline", pipe.ID)
+
+	clk.Advance(time.Minute)
+	if _, err := s.Update(pipe.ID, memory.Change{Text: ptrTo("The deploy pipeline is canary now.")}); err != nil {
+		t.Fatal(err)
+	}
+	check("an edit", "canary", pipe.ID)
+	check("an edit", "blue-green")
+	if err := s.Remove(cat.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("a removal", "Miso cat")
+	clk.Advance(time.Minute)
+	if err := s.Restore(cat.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("a restore", "Miso cat", cat.ID)
+	tea := add(s, "Drinks green tea in the morning.") // evicts the least recent: the office
+	if e, _ := s.Get(office.ID); e.Deleted.IsZero() {
+		t.Fatalf("the office was not evicted: %q", entryTexts(s.List()))
+	}
+	check("an eviction", "Lyon office")
+	check("an eviction", "green tea", tea.ID)
+
+	if err := other.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Remove(tea.ID); err != nil {
+		t.Fatal(err)
+	}
+	book := add(other, "Reading a novel about lighthouses.")
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	check("a reload", "green tea")
+	check("a reload", "lighthouse novel", book.ID)
+
+	fresh := openStore(t, path, memory.Options{MaxEntries: 3})
+	for _, q := range []string{"deploy pipeline canary", "cat", "novel", "the user"} {
+		if got, want := recalls(s, q), recalls(fresh, q); !slices.Equal(got, want) {
+			t.Errorf("Recall(%q): %v, a freshly opened store gives %v", q, got, want)
+		}
+	}
+}
