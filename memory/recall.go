@@ -292,8 +292,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 	unknownIDF := float32(math.Log(1 + (float64(n)+0.5)/0.5))
 	norm := float32(0)
 	content := 0
-	var unknown []string
-	var unknownSet map[string]bool
+	var unknown termSet
 	addTerm := func(id int32, w float32, src int32, start, end int, uni bool) {
 		sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
 		if i := sc.qpos[id]; i > 0 {
@@ -305,26 +304,6 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 		sc.qterms = append(sc.qterms, qterm{id: id, w: w, inQuery: src == 0, uni: uni})
 		sc.qpos[id] = int32(len(sc.qterms))
 	}
-	isNew := func(term []byte) bool { // an unknown term not seen before
-		if len(unknown) < 32 {
-			if slices.Contains(unknown, string(term)) {
-				return false
-			}
-			unknown = append(unknown, string(term))
-			return true
-		}
-		if unknownSet == nil {
-			unknownSet = make(map[string]bool)
-			for _, u := range unknown {
-				unknownSet[u] = true
-			}
-		}
-		if unknownSet[string(term)] {
-			return false
-		}
-		unknownSet[string(term)] = true
-		return true
-	}
 	add := func(src int32, text string, scale float32) {
 		sc.tok.each(text, func(term []byte, class tokClass, start, end int) {
 			if src == 0 && class != tokUni && class != tokPart {
@@ -333,7 +312,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 			w := p.classW[class] * scale
 			id, ok := ix.lookup(term, class)
 			if !ok || ix.terms[id].df == 0 {
-				if isNew(term) {
+				if unknown.add(term) {
 					norm += w * unknownIDF
 				}
 				if class == tokBi && p.backoffW > 0 {
@@ -371,6 +350,35 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 			(q.uni && p.minorUni || common && !q.inQuery || df > p.commonAll*n)
 	}
 	return norm
+}
+
+// termSet is a set of terms, a list while it is small (most queries) and
+// a map beyond.
+type termSet struct {
+	few  []string
+	many map[string]bool
+}
+
+// add adds a term and reports whether it was new.
+func (ts *termSet) add(term []byte) bool {
+	if ts.many == nil && len(ts.few) < 32 {
+		if slices.Contains(ts.few, string(term)) {
+			return false
+		}
+		ts.few = append(ts.few, string(term))
+		return true
+	}
+	if ts.many == nil {
+		ts.many = make(map[string]bool, 2*len(ts.few))
+		for _, t := range ts.few {
+			ts.many[t] = true
+		}
+	}
+	if ts.many[string(term)] {
+		return false
+	}
+	ts.many[string(term)] = true
+	return true
 }
 
 // accumulate adds one term's BM25 contribution, weight × tf·(k1+1) /
