@@ -111,6 +111,9 @@ type entrySlot struct {
 	hash  uint64 // of the text, to show the same text once
 	seq   uint64 // order of first insertion
 	group int64  // creation second: entries saved together are neighbours
+	// near holds the slots just before and after this one in its group,
+	// plus one (0: none), kept by joinGroup and leaveGroup.
+	near [2]int32
 }
 
 // NewIndex returns an empty index.
@@ -659,7 +662,9 @@ func (ix *Index) joinGroup(slot int32) {
 	key := ix.slots[slot].group
 	g := ix.groups[key]
 	i, _ := slices.BinarySearchFunc(g, slot, ix.groupOrder)
-	ix.groups[key] = slices.Insert(g, i, slot)
+	g = slices.Insert(g, i, slot)
+	ix.groups[key] = g
+	ix.relink(g, i-1, i+2)
 }
 
 // groupOrder orders the entries of a group by creation time, then by first
@@ -678,11 +683,26 @@ func (ix *Index) leaveGroup(slot int32) {
 	g := ix.groups[key]
 	if i := slices.Index(g, slot); i >= 0 {
 		g = slices.Delete(g, i, i+1)
+		ix.relink(g, i-1, i+1)
 	}
 	if len(g) == 0 {
 		delete(ix.groups, key)
 	} else {
 		ix.groups[key] = g
+	}
+}
+
+// relink sets the neighbours (near) of the slots g[from:to] that exist.
+func (ix *Index) relink(g []int32, from, to int) {
+	for i := max(from, 0); i < min(to, len(g)); i++ {
+		var near [2]int32
+		if i > 0 {
+			near[0] = g[i-1] + 1
+		}
+		if i+1 < len(g) {
+			near[1] = g[i+1] + 1
+		}
+		ix.slots[g[i]].near = near
 	}
 }
 

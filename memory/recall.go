@@ -165,8 +165,13 @@ type searchScratch struct {
 	qterms   []qterm
 	qtoks    []qtok
 	cands    []cand
-	hitDocs  []int32 // the chunk of each hit
-	spans    []qtok  // matched pieces of the query, for explain
+	top      []cand    // the best candidates, as selectTop returns them
+	exp      []expTerm // feedback's expansion terms
+	inDoc    []uint32  // by term: the stamp of the last chunk explained that holds it
+	stamp    uint32
+	hitDocs  []int32  // the chunk of each hit
+	hitHash  []uint64 // the text hash of each hit
+	spans    []qtok   // matched pieces of the query, for explain
 }
 
 type cand struct {
@@ -235,7 +240,7 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	}
 	rescore := func(c cand) float32 { return c.score * ix.boost(&ix.slots[c.slot].e, ref) }
 	want := k + k/2 + 4
-	ranked := ix.selectTop(sc.cands, want, rescore, ix.maxBoost())
+	ranked := ix.selectTop(sc, want, rescore, ix.maxBoost())
 	cut := float32(0)
 	if !opts.NoCutoff && len(ranked) > 0 {
 		floor := p.absRel * float32(math.Log1p(float64(live)))
@@ -244,7 +249,7 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	hits := ix.distinct(sc, ranked, k, cut)
 	if len(hits) < k && len(ranked) == want && ranked[want-1].score >= cut && len(sc.cands) > want {
 		// Too many duplicates among the best: rank everything.
-		ranked = ix.selectTop(sc.cands, len(sc.cands), rescore, ix.maxBoost())
+		ranked = ix.selectTop(sc, len(sc.cands), rescore, ix.maxBoost())
 		hits = ix.distinct(sc, ranked, k, cut)
 	}
 	for i := range hits {
@@ -266,6 +271,8 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 	if len(sc.termAcc) < terms {
 		sc.termAcc = make([]float32, terms+terms/4)
 		sc.qpos = make([]int32, terms+terms/4)
+		sc.inDoc = make([]uint32, terms+terms/4)
+		sc.stamp = 0
 	}
 }
 
@@ -450,7 +457,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for _, s := range sc.slotsHit {
 		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
-	top := ix.selectTop(sc.cands, p.prfDocs, nil, 1)
+	top := ix.selectTop(sc, p.prfDocs, nil, 1)
 	n := float32(ix.liveChunks())
 	total := float32(0)
 	for _, c := range top {
@@ -477,14 +484,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	}
 	// Weigh by idf, then take the best prfTerms by repeated selection (few
 	// terms, few candidates).
-	type expTerm struct {
-		id       int32
-		w, idf   float32
-		df       float32
-		hash     uint64
-		selected bool
-	}
-	exp := make([]expTerm, 0, len(sc.termsHit))
+	exp := sc.exp[:0]
 	for _, t := range sc.termsHit {
 		if v := sc.termAcc[t]; v > 0 {
 			df := float32(ix.terms[t].df)
@@ -493,6 +493,7 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		}
 		sc.termAcc[t] = 0
 	}
+	sc.exp = exp
 	sc.termsHit = sc.termsHit[:0]
 	topW := float32(0)
 	for range min(p.prfTerms, len(exp)) {
@@ -512,6 +513,15 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	}
 }
 
+// expTerm is a candidate term of pseudo-relevance feedback.
+type expTerm struct {
+	id       int32
+	w, idf   float32
+	df       float32
+	hash     uint64
+	selected bool
+}
+
 // context lets the best entries lend part of their score to their
 // neighbours: the entries saved just before and after them in the same
 // second (the surrounding turns of a conversation, memories distilled from
@@ -523,19 +533,14 @@ func (ix *Index) context(sc *searchScratch) {
 	for _, s := range sc.slotsHit {
 		sc.cands = append(sc.cands, cand{sc.best[s], s})
 	}
-	top := ix.selectTop(sc.cands, p.ctxTop, nil, 1)
+	top := ix.heapTop(sc, p.ctxTop, nil, 1) // in no order: each lends to its neighbours alike
 	sc.ctxHit = sc.ctxHit[:0]
 	for _, c := range top {
-		g := ix.groups[ix.slots[c.slot].group]
-		i, ok := slices.BinarySearchFunc(g, c.slot, ix.groupOrder)
-		if !ok {
-			continue
-		}
-		for _, j := range [2]int{i - 1, i + 1} {
-			if j < 0 || j >= len(g) {
+		for _, near := range ix.slots[c.slot].near {
+			if near == 0 {
 				continue
 			}
-			n := g[j]
+			n := near - 1
 			if sc.ctx[n] == 0 {
 				sc.ctxHit = append(sc.ctxHit, n)
 			}
@@ -594,27 +599,29 @@ func (ix *Index) better(a, b cand) bool {
 	return ix.slots[a.slot].e.ID < ix.slots[b.slot].e.ID
 }
 
-func (ix *Index) sortCands(c []cand) {
-	slices.SortFunc(c, func(a, b cand) int {
-		if ix.better(a, b) {
-			return -1
-		}
-		if ix.better(b, a) {
-			return 1
-		}
-		return 0
-	})
-}
-
-// selectTop returns the best k of cands, best first, selected with a
-// bounded heap (cands is left as it was).
+// selectTop returns the best k of sc.cands, best first (sc.cands is left as
+// it was). The result lives in sc.top until the next call.
 //
 // With rescore, a candidate's score is replaced by rescore(c), which must be
 // at most c.score × bound; it is computed only for the candidates that may
 // still enter the best k.
-func (ix *Index) selectTop(cands []cand, k int, rescore func(cand) float32, bound float32) []cand {
-	h := make([]cand, 0, min(k, len(cands))) // min-heap: the worst kept candidate at h[0]
-	for _, c := range cands {
+func (ix *Index) selectTop(sc *searchScratch, k int, rescore func(cand) float32, bound float32) []cand {
+	h := ix.heapTop(sc, k, rescore, bound)
+	// Sort by taking the worst off the heap, to the end, until one is left.
+	// The order is total (entry ids are unique), so this is the order of
+	// any sort.
+	for n := len(h) - 1; n > 0; n-- {
+		h[0], h[n] = h[n], h[0]
+		ix.siftDown(h[:n])
+	}
+	return h
+}
+
+// heapTop is selectTop without the sorting: the best k as a min-heap, the
+// worst of them first.
+func (ix *Index) heapTop(sc *searchScratch, k int, rescore func(cand) float32, bound float32) []cand {
+	h := sc.top[:0] // min-heap: the worst kept candidate at h[0]
+	for _, c := range sc.cands {
 		if rescore != nil {
 			if len(h) == k && c.score*bound < h[0].score {
 				continue
@@ -637,23 +644,29 @@ func (ix *Index) selectTop(cands []cand, k int, rescore func(cand) float32, boun
 			continue
 		}
 		h[0] = c
-		for i := 0; ; {
-			l, r, worst := 2*i+1, 2*i+2, i
-			if l < len(h) && ix.better(h[worst], h[l]) {
-				worst = l
-			}
-			if r < len(h) && ix.better(h[worst], h[r]) {
-				worst = r
-			}
-			if worst == i {
-				break
-			}
-			h[i], h[worst] = h[worst], h[i]
-			i = worst
-		}
+		ix.siftDown(h)
 	}
-	ix.sortCands(h)
+	sc.top = h
 	return h
+}
+
+// siftDown restores the min-heap h (the worst candidate at h[0]) after
+// h[0] was replaced.
+func (ix *Index) siftDown(h []cand) {
+	for i := 0; ; {
+		l, r, worst := 2*i+1, 2*i+2, i
+		if l < len(h) && ix.better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && ix.better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }
 
 // distinct turns the ranked candidates that score at least cut into at most
@@ -662,14 +675,15 @@ func (ix *Index) selectTop(cands []cand, k int, rescore func(cand) float32, boun
 func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) []Hit {
 	hits := make([]Hit, 0, min(k, len(ranked)))
 	sc.hitDocs = sc.hitDocs[:0]
+	sc.hitHash = sc.hitHash[:0]
 	for _, c := range ranked {
 		if len(hits) == k || c.score < cut || c.score <= 0 {
 			break
 		}
 		e := &ix.slots[c.slot]
 		dup := false
-		for i, d := range sc.hitDocs {
-			if ix.slots[ix.docSlot[d]].hash == e.hash && hits[i].Entry.Text == e.e.Text {
+		for i, h := range sc.hitHash {
+			if h == e.hash && hits[i].Entry.Text == e.e.Text {
 				dup = true
 				break
 			}
@@ -686,6 +700,7 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 			Offset: int(m.offset),
 		})
 		sc.hitDocs = append(sc.hitDocs, d)
+		sc.hitHash = append(sc.hitHash, e.hash)
 	}
 	return hits
 }
@@ -694,10 +709,17 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 // hit's chunk matched, merging overlapping pieces (CJK bigrams, parts of an
 // identifier) back into the words people typed.
 func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, history []string) {
-	m := &ix.docMeta[doc]
+	sc.stamp++
+	if sc.stamp == 0 {
+		clear(sc.inDoc)
+		sc.stamp = 1
+	}
+	for _, v := range ix.docMeta[doc].terms {
+		sc.inDoc[v>>tfBits] = sc.stamp
+	}
 	spans := sc.spans[:0]
 	for _, t := range sc.qtoks {
-		if m.tfOf(t.id) == 0 {
+		if sc.inDoc[t.id] != sc.stamp {
 			continue
 		}
 		if n := len(spans); n > 0 && spans[n-1].src == t.src && t.start <= spans[n-1].end {
