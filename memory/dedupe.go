@@ -3,6 +3,7 @@ package memory
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Dedupe compares texts after normalising them: lower case, full-width ASCII
@@ -16,17 +17,33 @@ const DedupeMinRunes = 4
 
 // dedupeKey is the normal form of a text for duplicate detection.
 func dedupeKey(text string) string {
-	var b strings.Builder
-	b.Grow(len(text))
+	b := make([]byte, 0, len(text))
 	for _, r := range text {
 		r = foldWidth(r)
-		if unicode.IsSpace(r) || unicode.IsPunct(r) || r < 0x80 && unicode.IsSymbol(r) {
+		if r < utf8.RuneSelf {
+			if c := asciiKey[r]; c != 0 {
+				b = append(b, c)
+			}
 			continue
 		}
-		b.WriteRune(unicode.ToLower(r))
+		if unicode.IsSpace(r) || unicode.IsPunct(r) {
+			continue
+		}
+		b = utf8.AppendRune(b, unicode.ToLower(r))
 	}
-	return b.String()
+	return string(b)
 }
+
+// asciiKey is dedupeKey for each ASCII character: lowered, or 0 when it is
+// left out (space, punctuation, symbol).
+var asciiKey = func() (t [utf8.RuneSelf]byte) {
+	for r := range rune(utf8.RuneSelf) {
+		if !unicode.IsSpace(r) && !unicode.IsPunct(r) && !unicode.IsSymbol(r) {
+			t[r] = byte(unicode.ToLower(r))
+		}
+	}
+	return t
+}()
 
 // foldWidth maps full-width ASCII (U+FF01–U+FF5E) and the ideographic space
 // to their half-width forms.
@@ -69,18 +86,67 @@ func newDedupeForm(text string) dedupeForm {
 
 // dedupeMatch reports whether two normal forms are duplicates: equal, or
 // one containing the other within the rune thresholds.
-func dedupeMatch(a, b dedupeForm) bool {
-	if a.key == b.key {
-		return a.key != ""
-	}
+func dedupeMatch(a, b dedupeForm) bool { return a.matches(&b) }
+
+// matches is dedupeMatch. The cheap tests (length, signature) come first:
+// two equal forms pass them.
+func (f *dedupeForm) matches(o *dedupeForm) bool {
+	a, b := f, o
 	if a.runes > b.runes {
 		a, b = b, a
 	}
-	if a.runes < DedupeMinRunes || 2*a.runes < b.runes ||
+	if 2*a.runes < b.runes ||
 		a.sig[0]&^b.sig[0]|a.sig[1]&^b.sig[1]|a.sig[2]&^b.sig[2]|a.sig[3]&^b.sig[3] != 0 {
 		return false
 	}
-	return strings.Contains(b.key, a.key)
+	if a.key == b.key {
+		return a.key != ""
+	}
+	return a.runes >= DedupeMinRunes && strings.Contains(b.key, a.key)
+}
+
+// formSet holds dedupe forms by entry ID in one slice, so that looking for
+// the duplicates of a text is one pass over contiguous memory.
+type formSet struct {
+	at    map[string]int // ID → index in ids and forms
+	ids   []string
+	forms []dedupeForm
+}
+
+func (fs *formSet) get(id string) (dedupeForm, bool) {
+	if i, ok := fs.at[id]; ok {
+		return fs.forms[i], true
+	}
+	return dedupeForm{}, false
+}
+
+func (fs *formSet) put(id string, f dedupeForm) {
+	if i, ok := fs.at[id]; ok {
+		fs.forms[i] = f
+		return
+	}
+	if fs.at == nil {
+		fs.at = make(map[string]int)
+	}
+	fs.at[id] = len(fs.ids)
+	fs.ids = append(fs.ids, id)
+	fs.forms = append(fs.forms, f)
+}
+
+// remove drops the form of id, moving the last one into its place.
+func (fs *formSet) remove(id string) {
+	i, ok := fs.at[id]
+	if !ok {
+		return
+	}
+	last := len(fs.ids) - 1
+	if i != last {
+		fs.ids[i], fs.forms[i] = fs.ids[last], fs.forms[last]
+		fs.at[fs.ids[i]] = i
+	}
+	fs.ids[last], fs.forms[last] = "", dedupeForm{}
+	fs.ids, fs.forms = fs.ids[:last], fs.forms[:last]
+	delete(fs.at, id)
 }
 
 // IsDuplicate reports whether two memory texts count as the same memory

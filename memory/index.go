@@ -202,8 +202,10 @@ type tokenBatch struct {
 // batches in order; at most a few are held ahead of the consumer.
 func tokenizeAll(es []Entry) iter.Seq[*tokenBatch] {
 	return func(yield func(*tokenBatch) bool) {
-		const size = 512
+		// Batches of up to 512 entries, and at least four per worker so that
+		// a small store is shared out too.
 		workers := max(runtime.GOMAXPROCS(0), 1)
+		size := min(512, max(32, (len(es)+4*workers-1)/(4*workers)))
 		n := (len(es) + size - 1) / size
 		out := make([]chan *tokenBatch, n)
 		for i := range out {

@@ -197,7 +197,7 @@ func (p *porter) step1c() {
 
 type rule struct{ from, to string }
 
-var step2Rules = map[byte][]rule{
+var step2Rules = [256][]rule{
 	'a': {{"ational", "ate"}, {"tional", "tion"}},
 	'c': {{"enci", "ence"}, {"anci", "ance"}},
 	'e': {{"izer", "ize"}},
@@ -208,7 +208,7 @@ var step2Rules = map[byte][]rule{
 	'g': {{"logi", "log"}},
 }
 
-var step3Rules = map[byte][]rule{
+var step3Rules = [256][]rule{
 	'e': {{"icate", "ic"}, {"ative", ""}, {"alize", "al"}},
 	'i': {{"iciti", "ic"}},
 	'l': {{"ical", "ic"}, {"ful", ""}},
@@ -232,7 +232,7 @@ func (p *porter) step2() {
 
 func (p *porter) step3() { p.applyRules(step3Rules[p.b[p.k]]) }
 
-var step4Suffixes = map[byte][]string{
+var step4Suffixes = [256][]string{
 	'a': {"al"},
 	'c': {"ance", "ence"},
 	'e': {"er"},

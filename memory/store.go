@@ -73,7 +73,7 @@ type Store struct {
 	mu         sync.Mutex
 	lock       *os.File // the open lock file; nil in memory
 	recs       map[string]Entry
-	forms      map[string]dedupeForm // dedupe normal forms by ID (see formOf)
+	forms      formSet // dedupe normal forms by ID (see formOf)
 	formsReady bool
 	enc        map[string]encodedEntry // file text of each entry, reused while it is unchanged
 	order      []string                // IDs in file order as last read, written or listed
@@ -91,13 +91,12 @@ type Store struct {
 
 func newStore(opts Options) *Store {
 	s := &Store{
-		max:   opts.MaxEntries,
-		ttl:   opts.TombstoneTTL,
-		now:   opts.Now,
-		seed:  maphash.MakeSeed(),
-		recs:  map[string]Entry{},
-		forms: map[string]dedupeForm{},
-		enc:   map[string]encodedEntry{},
+		max:  opts.MaxEntries,
+		ttl:  opts.TombstoneTTL,
+		now:  opts.Now,
+		seed: maphash.MakeSeed(),
+		recs: map[string]Entry{},
+		enc:  map[string]encodedEntry{},
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxEntries
@@ -407,7 +406,7 @@ func (s *Store) addTo(recs map[string]Entry, e Entry, now time.Time) (Entry, boo
 		}
 		if form.runes > s.formOf(id, d.Text).runes {
 			d.Text = e.Text
-			s.forms[id] = form
+			s.forms.put(id, form)
 		}
 		d.Pinned = d.Pinned || e.Pinned
 		recs[id] = d
@@ -425,7 +424,7 @@ func (s *Store) addTo(recs map[string]Entry, e Entry, now time.Time) (Entry, boo
 		e.Updated = now
 	}
 	recs[e.ID] = e
-	s.forms[e.ID] = form
+	s.forms.put(e.ID, form)
 	return e, true, nil
 }
 
@@ -458,10 +457,12 @@ func (s *Store) findDuplicate(recs map[string]Entry, form dedupeForm) string {
 	}
 	var best Entry
 	bestEqual := false
-	for id, f := range s.forms {
-		if !dedupeMatch(form, f) {
+	for i := range s.forms.forms {
+		f := &s.forms.forms[i]
+		if !form.matches(f) {
 			continue
 		}
+		id := s.forms.ids[i]
 		e, ok := recs[id]
 		if !ok || !e.Live() || e.Text != f.text {
 			continue
@@ -483,11 +484,11 @@ func (s *Store) findDuplicate(recs map[string]Entry, form dedupeForm) string {
 // change that fails clears formsReady, as addTo may have cached forms of
 // texts that were not stored.
 func (s *Store) formOf(id, text string) dedupeForm {
-	if f, ok := s.forms[id]; ok && f.text == text {
+	if f, ok := s.forms.get(id); ok && f.text == text {
 		return f
 	}
 	f := newDedupeForm(text)
-	s.forms[id] = f
+	s.forms.put(id, f)
 	return f
 }
 
@@ -949,7 +950,7 @@ func (s *Store) replace(recs map[string]Entry) {
 	s.recs = recs
 	for id := range old {
 		if _, ok := recs[id]; !ok {
-			delete(s.forms, id)
+			s.forms.remove(id)
 			if s.index != nil {
 				s.index.Delete(id)
 			}
@@ -966,7 +967,7 @@ func (s *Store) replace(recs map[string]Entry) {
 			if e.Live() {
 				s.formOf(id, e.Text)
 			} else {
-				delete(s.forms, id)
+				s.forms.remove(id)
 			}
 		}
 		if s.index == nil {
