@@ -252,8 +252,13 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 		ranked = ix.selectTop(sc, len(sc.cands), rescore, ix.maxBoost())
 		hits = ix.distinct(sc, ranked, k, cut)
 	}
+	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
-		ix.explain(sc, &hits[i], sc.hitDocs[i], query, history)
+		start := len(terms)
+		terms = ix.explain(sc, terms, sc.hitDocs[i], query, history)
+		if n := len(terms); n > start {
+			hits[i].Terms = terms[start:n:n]
+		}
 	}
 	ix.reset(sc)
 	return hits
@@ -705,10 +710,10 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 	return hits
 }
 
-// explain fills h.Terms with the words of the query and history that the
-// hit's chunk matched, merging overlapping pieces (CJK bigrams, parts of an
-// identifier) back into the words people typed.
-func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, history []string) {
+// explain appends to terms the words of the query and history that a hit's
+// chunk (doc) matched, once each, merging overlapping pieces (CJK bigrams,
+// parts of an identifier) back into the words people typed.
+func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query string, history []string) []string {
 	sc.stamp++
 	if sc.stamp == 0 {
 		clear(sc.inDoc)
@@ -729,14 +734,16 @@ func (ix *Index) explain(sc *searchScratch, h *Hit, doc int32, query string, his
 		spans = append(spans, qtok{src: t.src, start: t.start, end: t.end})
 	}
 	sc.spans = spans
+	start := len(terms)
 	for _, s := range spans {
 		text := query
 		if s.src > 0 {
 			text = history[len(history)-int(s.src)]
 		}
 		w := text[s.start:s.end]
-		if !slices.ContainsFunc(h.Terms, func(x string) bool { return strings.EqualFold(x, w) }) {
-			h.Terms = append(h.Terms, w)
+		if !slices.ContainsFunc(terms[start:], func(x string) bool { return strings.EqualFold(x, w) }) {
+			terms = append(terms, w)
 		}
 	}
+	return terms
 }
