@@ -170,9 +170,6 @@ func (ix *Index) PutAll(es []Entry) {
 		ix.byID = make(map[string]int32, len(es))
 	}
 	ix.slots = slices.Grow(ix.slots, len(es))
-	ix.docLen = slices.Grow(ix.docLen, len(es))
-	ix.docSlot = slices.Grow(ix.docSlot, len(es))
-	ix.docMeta = slices.Grow(ix.docMeta, len(es))
 	for b := range tokenizeAll(es) {
 		k := 0 // next token of the batch
 		for i, e := range b.entries {
