@@ -167,6 +167,7 @@ type searchScratch struct {
 	cands    []cand
 	top      []cand    // the best candidates, as selectTop returns them
 	exp      []expTerm // feedback's expansion terms
+	expBest  []expTerm // the best of them, best first
 	inDoc    []uint32  // by term: the stamp of the last chunk explained that holds it
 	stamp    uint32
 	hitDocs  []int32  // the chunk of each hit
@@ -487,8 +488,8 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for _, q := range sc.qterms {
 		sc.termAcc[q.id] = 0
 	}
-	// Weigh by idf, then take the best prfTerms by repeated selection (few
-	// terms, few candidates).
+	// Weigh by idf, then take the best prfTerms, best first (among equals,
+	// the first met).
 	exp := sc.exp[:0]
 	for _, t := range sc.termsHit {
 		if v := sc.termAcc[t]; v > 0 {
@@ -500,16 +501,21 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	}
 	sc.exp = exp
 	sc.termsHit = sc.termsHit[:0]
-	topW := float32(0)
-	for range min(p.prfTerms, len(exp)) {
-		b := -1
-		for i := range exp {
-			if !exp[i].selected && (b < 0 || exp[i].w > exp[b].w || exp[i].w == exp[b].w && exp[i].hash < exp[b].hash) {
-				b = i
-			}
+	best := sc.expBest[:0]
+	for _, e := range exp {
+		k := p.prfTerms
+		if len(best) == k && (k == 0 || !e.better(best[k-1])) {
+			continue
 		}
-		e := &exp[b]
-		e.selected = true
+		i := len(best)
+		for i > 0 && e.better(best[i-1]) {
+			i--
+		}
+		best = slices.Insert(best[:min(len(best), k-1)], i, e)
+	}
+	sc.expBest = best
+	topW := float32(0)
+	for _, e := range best {
 		if topW == 0 {
 			topW = e.w
 		}
@@ -520,11 +526,15 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 
 // expTerm is a candidate term of pseudo-relevance feedback.
 type expTerm struct {
-	id       int32
-	w, idf   float32
-	df       float32
-	hash     uint64
-	selected bool
+	id     int32
+	w, idf float32
+	df     float32
+	hash   uint64
+}
+
+// better orders expansion terms: the heavier first, then by hash.
+func (e expTerm) better(o expTerm) bool {
+	return e.w > o.w || e.w == o.w && e.hash < o.hash
 }
 
 // context lets the best entries lend part of their score to their
