@@ -3,7 +3,9 @@ package memory_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +34,7 @@ type evalQuery struct {
 func readEvalJSONL[T any](b *testing.B, path string) []T {
 	b.Helper()
 	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		b.Skipf("no eval set: %v", err)
 	}
 	if err != nil {
