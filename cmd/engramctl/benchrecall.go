@@ -8,10 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"engram/memory"
@@ -79,13 +76,21 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	store.Recall("", nil, memory.RecallOptions{}) // the store builds its index on the first recall
 	build := time.Since(t0)
 
-	hitIDs, lat := recallAll(store, queries, ids, memory.RecallOptions{K: *k, NoCutoff: true})
 	out := bufio.NewWriter(stdout)
-	for i, q := range queries {
+	lat := make([]time.Duration, 0, len(queries))
+	opts := memory.RecallOptions{K: *k, NoCutoff: true}
+	for _, q := range queries {
+		t := time.Now()
+		hits := store.Recall(q.Query, q.History, opts)
+		lat = append(lat, time.Since(t))
+		hitIDs := make([]string, len(hits))
+		for i, h := range hits {
+			hitIDs[i] = ids[h.Entry.ID]
+		}
 		line, err := json.Marshal(struct {
 			ID   string   `json:"id"`
 			Hits []string `json:"hits"`
-		}{q.ID, hitIDs[i]})
+		}{q.ID, hitIDs})
 		if err != nil {
 			fmt.Fprintf(stderr, "bench-recall: %v\n", err)
 			return 1
@@ -101,35 +106,6 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "recall: %d queries, build %d ms, p50 %d us, p95 %d us\n",
 		len(queries), build.Milliseconds(), percentile(lat, 50).Microseconds(), percentile(lat, 95).Microseconds())
 	return 0
-}
-
-// recallAll runs the queries on all processors (recalls are independent
-// and a store serves them concurrently) and returns, by query, the memory
-// ids recalled and the time the recall took.
-func recallAll(store *memory.Store, queries []benchQuery, ids map[string]string, opts memory.RecallOptions) ([][]string, []time.Duration) {
-	hitIDs := make([][]string, len(queries))
-	lat := make([]time.Duration, len(queries))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(queries)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(queries) {
-					return
-				}
-				t := time.Now()
-				hits := store.Recall(queries[i].Query, queries[i].History, opts)
-				lat[i] = time.Since(t)
-				hitIDs[i] = make([]string, len(hits))
-				for j, h := range hits {
-					hitIDs[i][j] = ids[h.Entry.ID]
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return hitIDs, lat
 }
 
 // loadBenchStore adds the memories to a fresh in-memory store, as an import
