@@ -4,8 +4,12 @@ package memory
 // returns the stem: first common irregular forms are mapped to their base
 // ("went" → "go", "children" → "child"), then the Porter (1980) suffix rules
 // are applied. Words of one or two letters are returned unchanged.
-func stem(b []byte) []byte {
-	if base, ok := irregular[string(b)]; ok {
+func stem(b []byte) []byte { return stemBase(b, irregular[string(b)]) }
+
+// stemBase is stem for a word whose irregular base ("" for none) was
+// looked up already.
+func stemBase(b []byte, base string) []byte {
+	if base != "" {
 		b = append(b[:0], base...)
 	}
 	if len(b) <= 2 {
@@ -48,6 +52,28 @@ var irregular = map[string]string{
 	"children": "child", "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth",
 	"mice": "mouse", "geese": "goose", "better": "good", "best": "good", "worse": "bad", "worst": "bad",
 }
+
+// lexeme is what the tokenizer knows of a word: a stopword, or the base of
+// an irregular form.
+type lexeme struct {
+	stop bool
+	base string
+}
+
+// lexicon holds englishStop and irregular in one table, so a word is
+// looked up once.
+var lexicon = func() map[string]lexeme {
+	m := make(map[string]lexeme, len(englishStop)+len(irregular))
+	for w := range englishStop {
+		m[w] = lexeme{stop: true}
+	}
+	for w, base := range irregular {
+		lx := m[w]
+		lx.base = base
+		m[w] = lx
+	}
+	return m
+}()
 
 // porter holds the word being stemmed: b[0..k] is the current word, j a
 // cut point set by ends.

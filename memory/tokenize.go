@@ -237,11 +237,12 @@ func (t *tokenizer) emitWord(w string, start, end int, class tokClass, fn emitFu
 	if len(b) == 1 && !(b[0] >= '0' && b[0] <= '9') {
 		return
 	}
-	if _, stop := englishStop[string(b)]; stop {
+	lx := lexicon[string(b)]
+	if lx.stop {
 		return
 	}
 	if ascii && !isDigits(b) {
-		b = stem(b)
+		b = stemBase(b, lx.base)
 	}
 	fn(clip(b), class, start, end)
 }
