@@ -18,11 +18,20 @@ const DedupeMinRunes = 4
 // dedupeKey is the normal form of a text for duplicate detection.
 func dedupeKey(text string) string {
 	b := make([]byte, 0, len(text))
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			if k := asciiKey[c]; k >= 0 {
+				b = append(b, byte(k))
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
 		r = foldWidth(r)
 		if r < utf8.RuneSelf {
-			if c := asciiKey[r]; c != 0 {
-				b = append(b, c)
+			if k := asciiKey[r]; k >= 0 {
+				b = append(b, byte(k))
 			}
 			continue
 		}
@@ -34,12 +43,13 @@ func dedupeKey(text string) string {
 	return string(b)
 }
 
-// asciiKey is dedupeKey for each ASCII character: lowered, or 0 when it is
-// left out (space, punctuation, symbol).
-var asciiKey = func() (t [utf8.RuneSelf]byte) {
+// asciiKey is dedupeKey for each ASCII character: lowered, or -1 when it
+// is left out (space, punctuation, symbol).
+var asciiKey = func() (t [utf8.RuneSelf]int16) {
 	for r := range rune(utf8.RuneSelf) {
+		t[r] = -1
 		if !unicode.IsSpace(r) && !unicode.IsPunct(r) && !unicode.IsSymbol(r) {
-			t[r] = byte(unicode.ToLower(r))
+			t[r] = int16(unicode.ToLower(r))
 		}
 	}
 	return t
