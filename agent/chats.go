@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"engram/memory"
 )
 
 // The roles of chat messages.
@@ -243,7 +245,7 @@ func (cs *chatStore) persist(c Chat, ver uint64) error {
 	if err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
-	if err := writeFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
+	if err := memory.WriteFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
 	cs.written[c.ID] = ver

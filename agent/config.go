@@ -198,7 +198,7 @@ func SaveConfig(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("save config %s: %w", path, err)
 	}
-	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+	if err := memory.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("save config: %w", err)
 	}
 	return nil
@@ -288,39 +288,4 @@ func detect(ctx context.Context, c Config, client *http.Client, candidates []str
 		return c
 	}
 	return c
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed over path, with mode 0600. It creates the
-// directory (0700) if needed.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

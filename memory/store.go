@@ -935,7 +935,7 @@ func (s *Store) writeLocked(recs map[string]Entry) error {
 	}
 	st, err := writeStoreFile(s.path, data)
 	if err != nil {
-		s.ioErr = fmt.Errorf("save %s: %w", s.path, err)
+		s.ioErr = fmt.Errorf("save memories: %w", err)
 		return s.ioErr
 	}
 	s.disk = diskState{exists: true, stamp: st, hash: maphash.Bytes(s.seed, data)}

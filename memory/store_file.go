@@ -66,42 +66,59 @@ func statStoreFile(path string) (fileStamp, error) {
 // tempPattern names the temporary files of atomic writes next to path.
 func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
 
-// writeStoreFile replaces path with data atomically: a temporary file in
-// the same directory (mode 0600) is written and fsynced, renamed over path,
-// and the directory is fsynced. It returns the stamp of the new file.
+// writeStoreFile replaces path with data atomically (see WriteFileAtomic)
+// and returns the stamp of the version it wrote.
 func writeStoreFile(path string, data []byte) (fileStamp, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tempPattern(path))
-	if err != nil {
-		return fileStamp{}, err
-	}
-	tmp := f.Name()
-	fail := func(err error) (fileStamp, error) {
-		f.Close()
-		os.Remove(tmp)
-		return fileStamp{}, err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fileStamp{}, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fileStamp{}, err
-	}
-	if err := syncDir(dir); err != nil {
+	if err := WriteFileAtomic(path, data); err != nil {
 		return fileStamp{}, err
 	}
 	return statStoreFile(path)
+}
+
+// WriteFileAtomic replaces path with data so that a crash leaves either the
+// old or the new content, never a mix: a temporary file in the same
+// directory (created 0700 if missing), mode 0600, synced, renamed over
+// path, then the directory synced so the rename itself is durable.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, tempPattern(path))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	err = writeSynced(f, data)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeSynced writes data to a new temporary file, makes it private, syncs
+// and closes it.
+func writeSynced(f *os.File, data []byte) error {
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // syncDir fsyncs a directory so a rename in it is durable.
