@@ -56,6 +56,15 @@ func newFakeBackend(t *testing.T) *fakeBackend {
 	return f
 }
 
+// holdChatLoads makes Chat wait until the returned channel is closed.
+func (f *fakeBackend) holdChatLoads() chan struct{} {
+	gate := make(chan struct{})
+	f.mu.Lock()
+	f.loadGate = gate
+	f.mu.Unlock()
+	return gate
+}
+
 func (f *fakeBackend) Events() <-chan agent.Event { return f.events }
 
 func (f *fakeBackend) Send(_ context.Context, chatID, text string) error {

@@ -831,10 +831,7 @@ func TestSendWhileChatLoads(t *testing.T) {
 			{Role: agent.RoleAssistant, Text: "earlier answer"}}
 		fb.NewChat()
 	})
-	gate := make(chan struct{})
-	h.fb.mu.Lock()
-	h.fb.loadGate = gate
-	h.fb.mu.Unlock()
+	gate := h.fb.holdChatLoads()
 	h.u.selectChat("chat1")
 	in := h.u.pane.input
 	test.Type(in, "new question")
@@ -886,10 +883,7 @@ func TestStopWhileChatLoads(t *testing.T) {
 		fb.NewChat()
 		fb.NewChat()
 	})
-	gate := make(chan struct{})
-	h.fb.mu.Lock()
-	h.fb.loadGate = gate
-	h.fb.mu.Unlock()
+	gate := h.fb.holdChatLoads()
 	h.u.selectChat("chat1")
 	in := h.u.pane.input
 	test.Type(in, "never mind")
@@ -1003,10 +997,7 @@ func TestChatLoadFailsWithMessageWaiting(t *testing.T) {
 		fb.NewChat()
 		fb.NewChat()
 	})
-	gate := make(chan struct{})
-	h.fb.mu.Lock()
-	h.fb.loadGate = gate
-	h.fb.mu.Unlock()
+	gate := h.fb.holdChatLoads()
 	h.u.selectChat("chat1")
 	in := h.u.pane.input
 	test.Type(in, "hello")
