@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"engram/agent/llm"
+	"engram/agent/llm/openai"
 	"engram/memory"
 )
 
@@ -25,9 +27,16 @@ const (
 
 // Options configure an Agent.
 type Options struct {
-	Config     Config
-	Paths      Paths
-	HTTPClient *http.Client     // nil: a client with connect and header timeouts
+	Config Config
+	Paths  Paths
+	// Connect makes the Completer of the configured endpoint, for each
+	// turn, distillation and Models call (nil: the OpenAI-compatible
+	// adapter of agent/llm/openai over HTTPClient). Tests of the turn loop
+	// put a scripted Completer here.
+	Connect Connect
+	// HTTPClient carries the default Connect's requests (nil: a client
+	// with connect and header timeouts); tests point it at httptest.
+	HTTPClient *http.Client
 	Now        func() time.Time // nil: time.Now
 	// Memory are the options of the memory stores the agent opens (Now
 	// defaults to the agent's).
@@ -47,6 +56,16 @@ type Options struct {
 	// neither the environment nor config.json gave (a detected local
 	// server) stays in use while config.json leaves it empty.
 	Getenv func(string) string
+}
+
+// Connect makes the Completer of an endpoint from its base URL (".../v1")
+// and API key (may be empty).
+type Connect func(baseURL, apiKey string) llm.Completer
+
+// openAICompatible is the default Connect: the go-openai adapter over
+// httpClient (nil: the adapter's client with timeouts).
+func openAICompatible(httpClient *http.Client) Connect {
+	return func(baseURL, apiKey string) llm.Completer { return openai.New(baseURL, apiKey, httpClient) }
 }
 
 // Agent runs chat turns against a model with memory. See the package doc
@@ -111,6 +130,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	if opts.Memory.Now == nil {
 		opts.Memory.Now = opts.Now
+	}
+	if opts.Connect == nil {
+		opts.Connect = openAICompatible(opts.HTTPClient)
 	}
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
@@ -232,7 +254,7 @@ func (a *Agent) Models(ctx context.Context) ([]string, error) {
 	if c.BaseURL == "" {
 		return nil, errNoEndpoint()
 	}
-	ids, err := newOpenAIClient(c.BaseURL, c.APIKey, a.opts.HTTPClient).Models(ctx)
+	ids, err := a.opts.Connect(c.BaseURL, c.APIKey).Models(ctx)
 	if err != nil {
 		return nil, classify(err, c.Model)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/llm"
 	"engram/memory"
 )
 
@@ -18,8 +19,8 @@ const distillTimeout = 2 * time.Minute
 func (a *Agent) distill(cfg Config, chatID, projectDir, excerpt string) {
 	ctx, cancel := context.WithTimeout(a.ctx, distillTimeout)
 	defer cancel()
-	client := newOpenAIClient(cfg.BaseURL, cfg.APIKey, a.opts.HTTPClient)
-	req := Request{Model: cfg.Model, Messages: []WireMessage{
+	client := a.opts.Connect(cfg.BaseURL, cfg.APIKey)
+	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
 		{Role: "system", Content: distillPrompt},
 		{Role: "user", Content: excerpt},
 	}}
@@ -93,7 +94,7 @@ const compactPrompt = `Summarise the conversation below so you can continue it w
 // force is set, keeping only the current message). The summary is inserted
 // before the first kept message; the older messages stay in the chat for
 // people but are no longer sent to the model.
-func (a *Agent) compact(ctx context.Context, client Completer, cfg Config, chatID string, force bool) error {
+func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, chatID string, force bool) error {
 	c, err := a.chats.get(chatID)
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func (a *Agent) compact(ctx context.Context, client Completer, cfg Config, chatI
 		fmt.Fprintf(&t, "%s: %s\n\n", strings.ToUpper(m.Role[:1])+m.Role[1:], m.Text)
 	}
 	transcript := cutMiddle(t.String(), cfg.ContextChars, cfg.ContextChars/3, "\n[…]\n")
-	req := Request{Model: cfg.Model, Messages: []WireMessage{
+	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
 		{Role: "system", Content: compactPrompt},
 		{Role: "user", Content: transcript},
 	}}

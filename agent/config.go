@@ -251,18 +251,19 @@ const probeTimeout = 400 * time.Millisecond
 // with an endpoint but no model it asks the endpoint for its first model.
 // The only error is an unreadable config file. When nothing is found the
 // config is returned without an endpoint: the app still works, and a turn
-// reports CodeNoEndpoint.
+// reports CodeNoEndpoint. The probes go through client (nil: one with
+// connect and header timeouts).
 func ResolveConfig(ctx context.Context, paths Paths, getenv func(string) string, client *http.Client) (Config, error) {
 	c, err := LoadConfig(paths.ConfigFile(), getenv)
 	if err != nil {
 		return c, err
 	}
-	return detect(ctx, c, client, LocalEndpoints), nil
+	return detect(ctx, c, openAICompatible(client), LocalEndpoints), nil
 }
 
 // detect fills the endpoint and model of c from the first candidate that
 // answers /models.
-func detect(ctx context.Context, c Config, client *http.Client, candidates []string) Config {
+func detect(ctx context.Context, c Config, connect Connect, candidates []string) Config {
 	if c.BaseURL == "" && c.APIKey != "" {
 		// A key with no endpoint is an OpenAI key, as in go-openai's own
 		// default: it is never offered to whatever listens on a local port.
@@ -276,7 +277,7 @@ func detect(ctx context.Context, c Config, client *http.Client, candidates []str
 	}
 	for _, base := range candidates {
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		models, err := newOpenAIClient(base, c.APIKey, client).Models(pctx)
+		models, err := connect(base, c.APIKey).Models(pctx)
 		cancel()
 		if err != nil || len(models) == 0 {
 			continue

@@ -4,6 +4,12 @@
 // and the chats on disk. It knows nothing of windows; the UI and engramctl
 // consume its events.
 //
+// The model is reached through one seam, llm.Completer (package
+// engram/agent/llm). Options.Connect makes the Completer of an endpoint; by
+// default it is the go-openai adapter of engram/agent/llm/openai over
+// Options.HTTPClient, the only code that knows the SDK. Provider errors come
+// back as *llm.StatusError and are classified here into an *Error.
+//
 // # Turns
 //
 // Send records the user's message and returns at once. The turn runs on its

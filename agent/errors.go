@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	openai "github.com/sashabaranov/go-openai"
+	"engram/agent/llm"
 )
 
 // Code classifies an Error so callers can react to it.
@@ -82,19 +82,9 @@ func classify(err error, model string) error {
 		return err
 	}
 	status, msg, code := 0, "", ""
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-		if s, ok := apiErr.Code.(string); ok {
-			code = s
-		}
-		if apiErr.Type != "" {
-			code += " " + apiErr.Type
-		}
-	case errors.As(err, &reqErr):
-		status, msg = reqErr.HTTPStatusCode, string(reqErr.Body)
+	var se *llm.StatusError
+	if errors.As(err, &se) {
+		status, msg, code = se.Status, se.Message, se.Code
 	}
 	lower := strings.ToLower(msg + " " + code)
 	switch {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	"engram/agent/llm"
 )
 
 func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
@@ -76,77 +76,29 @@ func TestEventQueueCloseWithoutReader(t *testing.T) {
 	}
 }
 
-func TestToolAccumulator(t *testing.T) {
-	idx := func(i int) *int { return &i }
-	call := func(i *int, id, name, args string) openai.ToolCall {
-		return openai.ToolCall{Index: i, ID: id, Function: openai.FunctionCall{Name: name, Arguments: args}}
-	}
-	t.Run("indexed and interleaved", func(t *testing.T) {
-		var a toolAccumulator
-		for _, tc := range []openai.ToolCall{
-			call(idx(0), "c0", "memory_write", ""), call(idx(1), "c1", "memory_search", ""),
-			call(idx(0), "", "", `{"kind":`), call(idx(1), "", "", `{"query":`),
-			call(idx(0), "", "", `"fact"}`), call(idx(1), "", "", `"x"}`),
-		} {
-			a.add(tc)
-		}
-		got := a.calls()
-		if len(got) != 2 || got[0] != (ToolCallPart{"c0", "memory_write", `{"kind":"fact"}`}) ||
-			got[1] != (ToolCallPart{"c1", "memory_search", `{"query":"x"}`}) {
-			t.Errorf("calls = %+v", got)
-		}
-	})
-	t.Run("no index, whole calls", func(t *testing.T) {
-		var a toolAccumulator
-		a.add(call(nil, "a", "memory_forget", `{"id":"1"}`))
-		a.add(call(nil, "b", "memory_forget", `{"id":"2"}`))
-		got := a.calls()
-		if len(got) != 2 || got[1].Args != `{"id":"2"}` {
-			t.Errorf("calls = %+v", got)
-		}
-	})
-	t.Run("whole calls, all index 0", func(t *testing.T) {
-		var a toolAccumulator
-		a.add(call(idx(0), "a", "memory_write", `{"kind":"fact","text":"one"}`))
-		a.add(call(idx(0), "b", "memory_write", `{"kind":"fact","text":"two"}`))
-		got := a.calls()
-		if len(got) != 2 || got[0].Args != `{"kind":"fact","text":"one"}` || got[1].ID != "b" ||
-			got[1].Args != `{"kind":"fact","text":"two"}` {
-			t.Errorf("calls = %+v", got)
-		}
-	})
-	t.Run("no ID", func(t *testing.T) {
-		var a toolAccumulator
-		a.add(call(idx(0), "", "memory_search", `{"query":"q"}`))
-		if got := a.calls(); len(got) != 1 || got[0].ID != "call_0" {
-			t.Errorf("calls = %+v", got)
-		}
-	})
-}
-
 func TestClassify(t *testing.T) {
-	api := func(status int, code any, msg string) error {
-		return fmt.Errorf("chat completion: %w", &openai.APIError{HTTPStatusCode: status, Code: code, Message: msg})
+	api := func(status int, code, msg string) error {
+		return fmt.Errorf("chat completion: %w", &llm.StatusError{Status: status, Code: code, Message: msg})
 	}
 	tests := []struct {
 		err  error
 		want Code
 	}{
 		{api(401, "invalid_api_key", "Incorrect API key"), CodeAuth},
-		{api(403, nil, "forbidden"), CodeAuth},
+		{api(403, "", "forbidden"), CodeAuth},
 		{api(404, "model_not_found", "The model does not exist"), CodeModelNotFound},
-		{api(429, nil, "slow down"), CodeRateLimited},
-		{api(500, nil, "oops"), CodeServer},
-		{api(503, nil, "overloaded"), CodeServer},
+		{api(429, "", "slow down"), CodeRateLimited},
+		{api(500, "", "oops"), CodeServer},
+		{api(503, "", "overloaded"), CodeServer},
 		{api(400, "context_length_exceeded", "too long"), CodeContextTooLong},
-		{api(400, nil, "the request exceeds the available context size, try increasing it"), CodeContextTooLong},
-		{api(413, nil, "payload too large"), CodeContextTooLong},
-		{api(400, nil, "registry.ollama.ai/library/gemma:2b does not support tools"), CodeToolsUnsupported},
-		{api(400, nil, `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`), CodeToolsUnsupported},
-		{api(400, nil, "tools are not supported by this model"), CodeToolsUnsupported},
-		{api(400, nil, "bad temperature"), CodeBadRequest},
-		{fmt.Errorf("stream: %w", &openai.APIError{Message: "This model's maximum context length is 4096 tokens"}), CodeContextTooLong},
-		{&openai.RequestError{HTTPStatusCode: 502, Body: []byte("<html>bad gateway</html>")}, CodeServer},
+		{api(400, "", "the request exceeds the available context size, try increasing it"), CodeContextTooLong},
+		{api(413, "", "payload too large"), CodeContextTooLong},
+		{api(400, "", "registry.ollama.ai/library/gemma:2b does not support tools"), CodeToolsUnsupported},
+		{api(400, "", `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`), CodeToolsUnsupported},
+		{api(400, "", "tools are not supported by this model"), CodeToolsUnsupported},
+		{api(400, "", "bad temperature"), CodeBadRequest},
+		{fmt.Errorf("stream: %w", &llm.StatusError{Message: "This model's maximum context length is 4096 tokens"}), CodeContextTooLong},
+		{&llm.StatusError{Status: 502, Message: "<html>bad gateway</html>"}, CodeServer},
 		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, CodeUnreachable},
 		{&net.DNSError{Err: "no such host", Name: "nope.invalid"}, CodeUnreachable},
 		{errors.New("unexpected EOF"), CodeBadResponse},
@@ -237,21 +189,21 @@ func TestDetect(t *testing.T) {
 	live := modelsServer(t, "llama3.2", "qwen")
 	ctx := context.Background()
 
-	got := detect(ctx, DefaultConfig(), nil, []string{dead, live})
+	got := detect(ctx, DefaultConfig(), openAICompatible(nil), []string{dead, live})
 	if got.BaseURL != live || got.Model != "llama3.2" {
 		t.Errorf("detect = %q %q", got.BaseURL, got.Model)
 	}
-	got = detect(ctx, DefaultConfig(), nil, []string{dead})
+	got = detect(ctx, DefaultConfig(), openAICompatible(nil), []string{dead})
 	if got.BaseURL != "" || got.Model != "" {
 		t.Errorf("nothing found: %q %q", got.BaseURL, got.Model)
 	}
 	c := DefaultConfig()
 	c.BaseURL = live
-	if got = detect(ctx, c, nil, []string{dead}); got.Model != "llama3.2" || got.BaseURL != live {
+	if got = detect(ctx, c, openAICompatible(nil), []string{dead}); got.Model != "llama3.2" || got.BaseURL != live {
 		t.Errorf("model from the configured endpoint: %+v", got)
 	}
 	c.Model = "chosen"
-	if got = detect(ctx, c, nil, nil); got.Model != "chosen" {
+	if got = detect(ctx, c, openAICompatible(nil), nil); got.Model != "chosen" {
 		t.Errorf("configured model replaced: %q", got.Model)
 	}
 }
@@ -268,7 +220,7 @@ func TestDetectKeyWithoutEndpointMeansOpenAI(t *testing.T) {
 	})}
 	c := DefaultConfig()
 	c.APIKey = "sk-test"
-	got := detect(context.Background(), c, client, []string{local.URL + "/v1"})
+	got := detect(context.Background(), c, openAICompatible(client), []string{local.URL + "/v1"})
 	if got.BaseURL != OpenAIBaseURL {
 		t.Errorf("BaseURL = %q, want %q", got.BaseURL, OpenAIBaseURL)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"engram/agent/llm"
 	"engram/memory"
 )
 
@@ -22,7 +23,7 @@ const pinnedBudget = 4000
 // instructions, the global AGENTS.md, the project's AGENTS.md, the pinned
 // memories, the summary of earlier messages, and last the recall block of
 // this turn, so everything before it stays a stable, cacheable prefix.
-func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []WireMessage {
+func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Message {
 	var b strings.Builder
 	b.WriteString(baseInstructions)
 	if tools {
@@ -67,13 +68,13 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []WireMess
 			b.WriteString(block)
 		}
 	}
-	msgs := []WireMessage{{Role: "system", Content: b.String()}}
+	msgs := []llm.Message{{Role: "system", Content: b.String()}}
 	for _, m := range c.Messages[start:] {
 		switch {
 		case m.Role == RoleUser:
-			msgs = append(msgs, WireMessage{Role: "user", Content: m.Text})
+			msgs = append(msgs, llm.Message{Role: "user", Content: m.Text})
 		case m.Role == RoleAssistant && m.Text != "":
-			msgs = append(msgs, WireMessage{Role: "assistant", Content: m.Text})
+			msgs = append(msgs, llm.Message{Role: "assistant", Content: m.Text})
 		}
 	}
 	return msgs

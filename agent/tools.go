@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"engram/agent/llm"
 	"engram/memory"
 )
 
@@ -18,7 +19,7 @@ const (
 )
 
 // toolDefs are offered to the model on every step but the last.
-var toolDefs = []ToolDef{
+var toolDefs = []llm.Tool{
 	{Name: ToolMemoryWrite, Description: "Save a memory that will matter in future conversations: a preference, " +
 		"a correction, a lesson or a fact. One short self-contained sentence.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
@@ -48,7 +49,7 @@ type toolArgs struct {
 const searchResults = 8
 
 // runTool executes a tool call. The error, if any, goes back to the model.
-func (a *Agent) runTool(proj *projectState, call ToolCallPart) (string, error) {
+func (a *Agent) runTool(proj *projectState, call llm.ToolCall) (string, error) {
 	var args toolArgs
 	raw := strings.TrimSpace(call.Args)
 	if raw == "" {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"engram/agent/llm"
 )
 
 // turnState is what one turn accumulates.
@@ -126,19 +128,19 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.Model == "" {
 		return errNoModel(cfg.BaseURL)
 	}
-	client := newOpenAIClient(cfg.BaseURL, cfg.APIKey, a.opts.HTTPClient)
+	client := a.opts.Connect(cfg.BaseURL, cfg.APIKey)
 	if err := a.compact(ctx, client, cfg, ts.chatID, false); err != nil {
 		return err
 	}
 	useTools, compacted := true, false
-	var turnMsgs []WireMessage // this turn's tool calls and results
+	var turnMsgs []llm.Message // this turn's tool calls and results
 	for step := 0; step < a.opts.MaxSteps; step++ {
 		chat, err := a.chats.get(ts.chatID)
 		if err != nil {
 			return err
 		}
 		tools := useTools && step < a.opts.MaxSteps-1
-		req := Request{Model: cfg.Model, Messages: a.prompt(chat, ts, cfg, tools)}
+		req := llm.Request{Model: cfg.Model, Messages: a.prompt(chat, ts, cfg, tools)}
 		req.Messages = append(req.Messages, turnMsgs...)
 		if tools {
 			req.Tools = toolDefs
@@ -192,7 +194,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 			return &Error{Code: CodeBadResponse, Message: fmt.Sprintf("The model kept calling tools and gave "+
 				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
 		}
-		turnMsgs = append(turnMsgs, WireMessage{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
+		turnMsgs = append(turnMsgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
 		turnMsgs = append(turnMsgs, a.runTools(ts, reply.ToolCalls)...)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -204,8 +206,8 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 // runTools runs the model's tool calls in order, records and reports them,
 // and returns the tool messages that answer them; a failed tool's error is
 // its answer.
-func (a *Agent) runTools(ts *turnState, calls []ToolCallPart) []WireMessage {
-	msgs := make([]WireMessage, 0, len(calls))
+func (a *Agent) runTools(ts *turnState, calls []llm.ToolCall) []llm.Message {
+	msgs := make([]llm.Message, 0, len(calls))
 	for _, call := range calls {
 		a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
 		result, err := a.runTool(ts.project, call)
@@ -217,14 +219,14 @@ func (a *Agent) runTools(ts *turnState, calls []ToolCallPart) []WireMessage {
 		}
 		ts.tools = append(ts.tools, rec)
 		a.emit(ToolResult{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Result: rec.Result, Err: err})
-		msgs = append(msgs, WireMessage{Role: "tool", Content: content, ToolCallID: call.ID})
+		msgs = append(msgs, llm.Message{Role: "tool", Content: content, ToolCallID: call.ID})
 	}
 	return msgs
 }
 
 // complete makes one completion, retrying 429 and 5xx answers with backoff
 // as long as nothing was streamed. Errors are classified.
-func (a *Agent) complete(ctx context.Context, c Completer, req Request, chatID string, onText func(string)) (Reply, error) {
+func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, chatID string, onText func(string)) (llm.Reply, error) {
 	delay := a.opts.RetryDelay
 	for attempt := 0; ; attempt++ {
 		streamed := false

@@ -1,4 +1,12 @@
-package agent
+// Package openai is the Completer for OpenAI-compatible endpoints (OpenAI,
+// Ollama, LM Studio, llama.cpp, vLLM…), built on go-openai. It is the only
+// package that imports go-openai: it turns the seam's Request into a
+// streaming Chat Completions call, assembles the streamed text and tool
+// calls into a Reply, and turns go-openai's error answers into
+// *llm.StatusError so the agent classifies them without knowing the SDK.
+//
+// It imports llm and go-openai, nothing of agent.
+package openai
 
 import (
 	"context"
@@ -10,27 +18,29 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"engram/agent/llm"
 )
 
-// openAIClient is the Completer for OpenAI-compatible endpoints (OpenAI,
-// Ollama, LM Studio, llama.cpp, vLLM…), built on go-openai.
-type openAIClient struct {
-	c *openai.Client
+// Client is the Completer of one endpoint.
+type Client struct {
+	c *goopenai.Client
 }
 
-var _ Completer = (*openAIClient)(nil)
+var _ llm.Completer = (*Client)(nil)
 
-// newOpenAIClient returns a client for the endpoint at baseURL; a nil
-// httpClient means defaultHTTPClient.
-func newOpenAIClient(baseURL, apiKey string, httpClient *http.Client) *openAIClient {
-	cfg := openai.DefaultConfig(apiKey)
+// New returns a client for the endpoint at baseURL (".../v1") with the
+// API key (may be empty). A nil httpClient means one with connect and
+// header timeouts but no overall timeout, as answers stream for minutes.
+func New(baseURL, apiKey string, httpClient *http.Client) *Client {
+	cfg := goopenai.DefaultConfig(apiKey)
 	cfg.BaseURL = strings.TrimRight(baseURL, "/")
 	if httpClient == nil {
 		httpClient = defaultHTTPClient
 	}
 	cfg.HTTPClient = httpClient
-	return &openAIClient{c: openai.NewClientWithConfig(cfg)}
+	return &Client{c: goopenai.NewClientWithConfig(cfg)}
 }
 
 // defaultHTTPClient has no overall timeout (answers stream for minutes) but
@@ -45,11 +55,11 @@ var defaultHTTPClient = &http.Client{Transport: &http.Transport{
 	ResponseHeaderTimeout: 5 * time.Minute, // a local server may load the model first
 }}
 
-// Models implements Completer.
-func (o *openAIClient) Models(ctx context.Context) ([]string, error) {
+// Models implements llm.Completer.
+func (o *Client) Models(ctx context.Context) ([]string, error) {
 	list, err := o.c.ListModels(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list models: %w", err)
+		return nil, fmt.Errorf("list models: %w", statusError(err))
 	}
 	ids := make([]string, 0, len(list.Models))
 	for _, m := range list.Models {
@@ -58,15 +68,15 @@ func (o *openAIClient) Models(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// Complete implements Completer.
-func (o *openAIClient) Complete(ctx context.Context, req Request, onText func(string)) (Reply, error) {
+// Complete implements llm.Completer.
+func (o *Client) Complete(ctx context.Context, req llm.Request, onText func(string)) (llm.Reply, error) {
 	stream, err := o.c.CreateChatCompletionStream(ctx, toOpenAI(req))
 	if err != nil {
-		return Reply{}, fmt.Errorf("chat completion: %w", err)
+		return llm.Reply{}, fmt.Errorf("chat completion: %w", statusError(err))
 	}
 	defer stream.Close()
 	var (
-		reply Reply
+		reply llm.Reply
 		text  strings.Builder
 		acc   toolAccumulator
 	)
@@ -78,10 +88,11 @@ func (o *openAIClient) Complete(ctx context.Context, req Request, onText func(st
 		if err != nil {
 			reply.Text = text.String()
 			reply.ToolCalls = acc.calls()
-			return reply, fmt.Errorf("chat completion stream: %w", err)
+			return reply, fmt.Errorf("chat completion stream: %w", statusError(err))
 		}
 		if chunk.Usage != nil {
-			reply.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
+			reply.Usage = llm.Usage{PromptTokens: chunk.Usage.PromptTokens,
+				CompletionTokens: chunk.Usage.CompletionTokens}
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
@@ -106,14 +117,34 @@ func (o *openAIClient) Complete(ctx context.Context, req Request, onText func(st
 	return reply, nil
 }
 
+// statusError wraps go-openai's error answers (an error object, or a body
+// that was none) in an *llm.StatusError; other errors (transport, a broken
+// stream) are returned as they are.
+func statusError(err error) error {
+	var apiErr *goopenai.APIError
+	var reqErr *goopenai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		code, _ := apiErr.Code.(string)
+		if apiErr.Type != "" {
+			code += " " + apiErr.Type
+		}
+		return &llm.StatusError{Status: apiErr.HTTPStatusCode, Message: apiErr.Message,
+			Code: strings.TrimSpace(code), Err: err}
+	case errors.As(err, &reqErr):
+		return &llm.StatusError{Status: reqErr.HTTPStatusCode, Message: string(reqErr.Body), Err: err}
+	}
+	return err
+}
+
 // toolAccumulator assembles tool calls from stream deltas: the first delta of
 // a call carries its index, ID and name, the next ones pieces of arguments.
 type toolAccumulator struct {
-	parts []ToolCallPart
+	parts []llm.ToolCall
 	index map[int]int // stream index -> position in parts
 }
 
-func (a *toolAccumulator) add(tc openai.ToolCall) {
+func (a *toolAccumulator) add(tc goopenai.ToolCall) {
 	pos := -1
 	switch {
 	case tc.Index != nil:
@@ -127,7 +158,7 @@ func (a *toolAccumulator) add(tc openai.ToolCall) {
 		if !ok {
 			p = len(a.parts)
 			a.index[*tc.Index] = p
-			a.parts = append(a.parts, ToolCallPart{})
+			a.parts = append(a.parts, llm.ToolCall{})
 		}
 		pos = p
 	case tc.ID != "":
@@ -139,13 +170,13 @@ func (a *toolAccumulator) add(tc openai.ToolCall) {
 		}
 		if pos < 0 {
 			pos = len(a.parts)
-			a.parts = append(a.parts, ToolCallPart{})
+			a.parts = append(a.parts, llm.ToolCall{})
 		}
 	case len(a.parts) > 0:
 		pos = len(a.parts) - 1
 	default:
 		pos = 0
-		a.parts = append(a.parts, ToolCallPart{})
+		a.parts = append(a.parts, llm.ToolCall{})
 	}
 	p := &a.parts[pos]
 	if p.ID == "" {
@@ -158,8 +189,8 @@ func (a *toolAccumulator) add(tc openai.ToolCall) {
 }
 
 // calls returns the assembled calls, giving an ID to calls that had none.
-func (a *toolAccumulator) calls() []ToolCallPart {
-	out := make([]ToolCallPart, 0, len(a.parts))
+func (a *toolAccumulator) calls() []llm.ToolCall {
+	out := make([]llm.ToolCall, 0, len(a.parts))
 	for i, p := range a.parts {
 		if p.Name == "" {
 			continue
@@ -177,22 +208,22 @@ func (a *toolAccumulator) calls() []ToolCallPart {
 
 // toOpenAI converts a Request to go-openai's form, asking for usage in the
 // stream.
-func toOpenAI(req Request) openai.ChatCompletionRequest {
-	r := openai.ChatCompletionRequest{
+func toOpenAI(req llm.Request) goopenai.ChatCompletionRequest {
+	r := goopenai.ChatCompletionRequest{
 		Model:         req.Model,
 		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 	}
 	for _, m := range req.Messages {
-		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		om := goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
-			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Args}})
+			om.ToolCalls = append(om.ToolCalls, goopenai.ToolCall{ID: tc.ID, Type: goopenai.ToolTypeFunction,
+				Function: goopenai.FunctionCall{Name: tc.Name, Arguments: tc.Args}})
 		}
 		r.Messages = append(r.Messages, om)
 	}
 	for _, t := range req.Tools {
-		r.Tools = append(r.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		r.Tools = append(r.Tools, goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
 	return r
