@@ -120,7 +120,8 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 }
 
 // converse runs the model calls of a turn: compaction if the chat is over
-// budget, then completions and tool calls until the model answers.
+// budget, then steps of one answered model call and its tool calls, until
+// the model answers in text or Options.MaxSteps calls were answered.
 func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.BaseURL == "" {
 		return errNoEndpoint()
@@ -128,57 +129,13 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.Model == "" {
 		return errNoModel(cfg.BaseURL)
 	}
-	client := a.opts.Connect(cfg.BaseURL, cfg.APIKey)
-	if err := a.compact(ctx, client, cfg, ts.chatID, false); err != nil {
+	cv := &conversation{client: a.opts.Connect(cfg.BaseURL, cfg.APIKey), cfg: cfg, ts: ts, useTools: true}
+	if err := a.compact(ctx, cv.client, cfg, ts.chatID, false); err != nil {
 		return err
 	}
-	useTools, compacted := true, false
-	var turnMsgs []llm.Message // this turn's tool calls and results
 	for step := 0; step < a.opts.MaxSteps; step++ {
-		chat, err := a.chats.get(ts.chatID)
+		reply, tools, err := a.ask(ctx, cv, step == a.opts.MaxSteps-1)
 		if err != nil {
-			return err
-		}
-		tools := useTools && step < a.opts.MaxSteps-1
-		req := llm.Request{Model: cfg.Model, Messages: a.prompt(chat, ts, cfg, tools)}
-		req.Messages = append(req.Messages, turnMsgs...)
-		if tools {
-			req.Tools = toolDefs
-		}
-		sep := ts.answer.Len() > 0
-		streamed := false
-		reply, err := a.complete(ctx, client, req, ts.chatID, func(s string) {
-			if sep {
-				ts.answer.WriteString("\n\n")
-				s = "\n\n" + s
-				sep = false
-			}
-			streamed = true
-			ts.answer.WriteString(s)
-			a.emit(Delta{ChatID: ts.chatID, Text: s})
-		})
-		ts.usage.PromptTokens += reply.Usage.PromptTokens
-		ts.usage.CompletionTokens += reply.Usage.CompletionTokens
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			var ae *Error
-			switch {
-			case errors.As(err, &ae) && ae.Code == CodeToolsUnsupported && tools && !streamed:
-				useTools = false
-				a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The model %s does not support tools, "+
-					"so it answers without the memory tools.", cfg.Model)})
-				step--
-				continue
-			case errors.As(err, &ae) && ae.Code == CodeContextTooLong && !compacted && !streamed:
-				compacted = true
-				if cerr := a.compact(ctx, client, cfg, ts.chatID, true); cerr != nil {
-					return err
-				}
-				step--
-				continue
-			}
 			return err
 		}
 		if len(reply.ToolCalls) == 0 {
@@ -194,13 +151,87 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 			return &Error{Code: CodeBadResponse, Message: fmt.Sprintf("The model kept calling tools and gave "+
 				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
 		}
-		turnMsgs = append(turnMsgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
-		turnMsgs = append(turnMsgs, a.runTools(ts, reply.ToolCalls)...)
+		cv.msgs = append(cv.msgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
+		cv.msgs = append(cv.msgs, a.runTools(ts, reply.ToolCalls)...)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
 	return nil
+}
+
+// conversation is the state of a turn's model calls.
+type conversation struct {
+	client    llm.Completer
+	cfg       Config
+	ts        *turnState
+	msgs      []llm.Message // this turn's tool calls and results
+	useTools  bool          // false once the model refused tools
+	compacted bool          // the chat was compacted for a context-too-long refusal
+}
+
+// ask makes the model call of one step, streaming its text into the answer,
+// and reports whether the tools were offered (never on the last step). Two
+// refusals that arrive before any text are answered by asking again, each
+// at most once a turn, so the retries end: a model that does not support
+// tools is asked without them (for the rest of the turn), and a context
+// that is too long is compacted first. The retries do not count as steps.
+func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply, bool, error) {
+	for {
+		tools := cv.useTools && !last
+		reply, streamed, err := a.call(ctx, cv, tools)
+		if err == nil {
+			return reply, tools, nil
+		}
+		if ctx.Err() != nil {
+			return reply, tools, ctx.Err()
+		}
+		var ae *Error
+		switch {
+		case errors.As(err, &ae) && ae.Code == CodeToolsUnsupported && tools && !streamed:
+			cv.useTools = false
+			a.emit(Notice{ChatID: cv.ts.chatID, Text: fmt.Sprintf("The model %s does not support tools, "+
+				"so it answers without the memory tools.", cv.cfg.Model)})
+		case errors.As(err, &ae) && ae.Code == CodeContextTooLong && !cv.compacted && !streamed:
+			cv.compacted = true
+			if cerr := a.compact(ctx, cv.client, cv.cfg, cv.ts.chatID, true); cerr != nil {
+				return reply, tools, err
+			}
+		default:
+			return reply, tools, err
+		}
+	}
+}
+
+// call sends the chat with this turn's tool messages, streaming the text
+// into the answer (after a blank line when a step before wrote some) as
+// Delta events; it reports whether any text arrived.
+func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
+	ts := cv.ts
+	chat, err := a.chats.get(ts.chatID)
+	if err != nil {
+		return llm.Reply{}, false, err
+	}
+	req := llm.Request{Model: cv.cfg.Model, Messages: a.prompt(chat, ts, cv.cfg, tools)}
+	req.Messages = append(req.Messages, cv.msgs...)
+	if tools {
+		req.Tools = toolDefs
+	}
+	sep := ts.answer.Len() > 0
+	streamed := false
+	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(s string) {
+		if sep {
+			ts.answer.WriteString("\n\n")
+			s = "\n\n" + s
+			sep = false
+		}
+		streamed = true
+		ts.answer.WriteString(s)
+		a.emit(Delta{ChatID: ts.chatID, Text: s})
+	})
+	ts.usage.PromptTokens += reply.Usage.PromptTokens
+	ts.usage.CompletionTokens += reply.Usage.CompletionTokens
+	return reply, streamed, err
 }
 
 // runTools runs the model's tool calls in order, records and reports them,
