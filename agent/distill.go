@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"engram/memory"
 )
@@ -16,7 +17,6 @@ const (
 	excerptMax      = 6000 // characters of a turn shown to the distiller
 	toolResultMax   = 1200 // characters of each tool result in the excerpt
 	distillMaxItems = 8    // memories kept from one turn at most
-	distillMaxText  = 500  // characters of one distilled memory at most
 	distillMaxInput = 64 << 10
 )
 
@@ -212,15 +212,16 @@ func fromObject(m map[string]any) (candidate, bool) {
 	return candidate{Kind: kind, Text: text, Scope: scope}, true
 }
 
-// normalise trims and collapses texts and drops empty, overlong, invalid
-// and duplicate candidates, keeping at most distillMaxItems.
+// normalise trims and collapses texts and drops empty, overlong (over the
+// store's memory.MaxAutoRunes), invalid and duplicate candidates, keeping
+// at most distillMaxItems.
 func normalise(cs []candidate) []candidate {
 	seen := map[string]bool{}
 	out := []candidate{}
 	for _, c := range cs {
 		c.Text = strings.Join(strings.Fields(c.Text), " ")
 		key := strings.ToLower(c.Text)
-		if c.Text == "" || len([]rune(c.Text)) > distillMaxText || seen[key] || !validText(c.Text) {
+		if c.Text == "" || utf8.RuneCountInString(c.Text) > memory.MaxAutoRunes || seen[key] || !validText(c.Text) {
 			continue
 		}
 		seen[key] = true

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,27 +67,82 @@ func TestParseDistilled(t *testing.T) {
 }
 
 func TestParseDistilledLimits(t *testing.T) {
-	var items []map[string]string
-	for i := 0; i < 20; i++ {
-		items = append(items, map[string]string{"kind": "fact", "text": strings.Repeat("x", i+1)})
+	parse := func(t *testing.T, texts ...string) []string {
+		t.Helper()
+		var items []map[string]string
+		for _, s := range texts {
+			items = append(items, map[string]string{"kind": "fact", "text": s})
+		}
+		b, err := json.Marshal(items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseDistilled(string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range got {
+			out = append(out, c.Text)
+		}
+		return out
 	}
-	items = append(items, map[string]string{"kind": "fact", "text": strings.Repeat("long ", 200)})
-	b, _ := json.Marshal(items)
-	got, err := parseDistilled(string(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != distillMaxItems {
-		t.Errorf("%d candidates, want at most %d", len(got), distillMaxItems)
-	}
+	t.Run("at most 8, the first ones", func(t *testing.T) {
+		var texts []string
+		for i := 0; i < 20; i++ {
+			texts = append(texts, fmt.Sprintf("Fact number %d.", i))
+		}
+		if got := parse(t, texts...); !slices.Equal(got, texts[:distillMaxItems]) {
+			t.Errorf("kept %q, want the first %d", got, distillMaxItems)
+		}
+	})
+	t.Run("overlong dropped at the store's limit", func(t *testing.T) {
+		// Runes, not bytes: "é" is two bytes. Fewer than 8 texts, so the
+		// cap cannot be what drops one.
+		atLimit := strings.Repeat("é", memory.MaxAutoRunes)
+		over := strings.Repeat("ü", memory.MaxAutoRunes+1)
+		spaced := strings.Repeat("a   ", memory.MaxAutoRunes/2) // over the limit until spaces collapse
+		got := parse(t, over, "short one", atLimit, spaced)
+		want := []string{"short one", atLimit, strings.TrimSpace(strings.Repeat("a ", memory.MaxAutoRunes/2))}
+		if !slices.Equal(got, want) {
+			t.Errorf("kept %d texts of %d runes, want %d of %d", len(got), runeCounts(got), len(want), runeCounts(want))
+		}
+		for _, s := range got {
+			if _, err := memory.CleanText(s, memory.SourceAuto); err != nil {
+				t.Errorf("the store refuses a kept text: %v", err)
+			}
+		}
+	})
+	t.Run("overlong takes no place under the cap", func(t *testing.T) {
+		texts := []string{strings.Repeat("x", memory.MaxAutoRunes+1)}
+		for i := 0; i < distillMaxItems; i++ {
+			texts = append(texts, fmt.Sprintf("Fact number %d.", i))
+		}
+		if got := parse(t, texts...); !slices.Equal(got, texts[1:]) {
+			t.Errorf("kept %q, want the %d short ones", got, distillMaxItems)
+		}
+	})
 }
 
-// FuzzParseDistilled checks that any answer parses without panic into valid
-// candidates, and that a marshalled list survives prose around it.
+func runeCounts(ss []string) []int {
+	var n []int
+	for _, s := range ss {
+		n = append(n, utf8.RuneCountInString(s))
+	}
+	return n
+}
+
+// FuzzParseDistilled checks that any answer parses without panic into
+// candidates the store accepts as distilled memories (memory.CleanText with
+// SourceAuto: at most memory.MaxAutoRunes runes), and that a marshalled list
+// survives prose around it.
 func FuzzParseDistilled(f *testing.F) {
 	for _, s := range []string{`[]`, `[{"kind":"fact","text":"a"}]`, "```json\n[\"x\"]\n```", `{"memories":[{"text":"y"}]}`,
 		`{"a":{"b":[{"c":[]}]}}`, `[[[[["deep"]]]]]`, "<think>x</think>[]", `{"kind":"pref","text":"t","scope":"project"}`} {
 		f.Add(s)
+	}
+	for _, n := range []int{memory.MaxAutoRunes, memory.MaxAutoRunes + 1} { // the limit, and just over
+		f.Add(`[{"kind":"fact","text":"` + strings.Repeat("é", n) + `"}]`)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := parseDistilled(s)
@@ -96,9 +153,11 @@ func FuzzParseDistilled(f *testing.F) {
 			t.Fatalf("%d candidates", len(got))
 		}
 		for _, c := range got {
-			if c.Kind.Strength() == 0 || strings.TrimSpace(c.Text) == "" || !utf8.ValidString(c.Text) ||
-				utf8.RuneCountInString(c.Text) > distillMaxText || (c.Scope != ScopeGlobal && c.Scope != ScopeProject) {
+			if c.Kind.Strength() == 0 || (c.Scope != ScopeGlobal && c.Scope != ScopeProject) {
 				t.Fatalf("invalid candidate %+v from %q", c, s)
+			}
+			if clean, err := memory.CleanText(c.Text, memory.SourceAuto); err != nil || clean != c.Text {
+				t.Fatalf("the store stores candidate %q from %q as %q, %v", c.Text, s, clean, err)
 			}
 		}
 		// The same list inside prose parses to the same list.
