@@ -15,6 +15,15 @@ import (
 // hang guard, not a timing assertion.
 const guard = 20 * time.Second
 
+// stress skips a long stress test under -short (make test); it runs in
+// full without it.
+func stress(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("stress test: runs without -short")
+	}
+}
+
 // harness is an agent wired to a fake endpoint in a temporary home.
 type harness struct {
 	t     *testing.T

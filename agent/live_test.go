@@ -302,6 +302,7 @@ func TestLiveBrokenEditKeepsMemories(t *testing.T) {
 }
 
 func TestLiveConcurrentStoresLoseNothing(t *testing.T) {
+	stress(t)
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	other, err := memory.Open(st.Path(), memory.Options{})
@@ -817,6 +818,7 @@ func buildEngramctl(t *testing.T) string {
 }
 
 func TestLiveAppAndEngramctlLoseNothing(t *testing.T) {
+	stress(t)
 	bin := buildEngramctl(t)
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
