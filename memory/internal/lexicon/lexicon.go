@@ -18,9 +18,6 @@ var (
 	loadErr error
 )
 
-// empty serves every lookup when the embedded table is unusable.
-var empty = &table{}
-
 // Load checks the embedded table, once; later calls return the first result.
 // Lookups call it themselves, so calling it is only needed to learn of a
 // damaged table (lookups then find nothing) or to pay the cost up front.
@@ -28,7 +25,7 @@ func Load() error {
 	once.Do(func() {
 		loaded, loadErr = parse(embedded)
 		if loadErr != nil {
-			loaded = empty
+			loaded = emptyTable()
 			loadErr = fmt.Errorf("load lexicon: %w", loadErr)
 		}
 	})
@@ -90,7 +87,7 @@ func (t *table) list(recs, refs, targets string, i int) Terms {
 // text first.
 func Glosses(zh string) Terms {
 	t := get()
-	return t.list(t.words, t.gloss, t.terms, t.find(t.words, zh))
+	return t.list(t.words, t.gloss, t.terms, t.find(t.words, &t.wordIdx, zh))
 }
 
 // Chinese returns the simplified Chinese words that translate the English
@@ -98,13 +95,13 @@ func Glosses(zh string) Terms {
 // not "Allergy"), at most 8.
 func Chinese(en string) Terms {
 	t := get()
-	return t.list(t.terms, t.chinese, t.words, t.find(t.terms, en))
+	return t.list(t.terms, t.chinese, t.words, t.find(t.terms, &t.termIdx, en))
 }
 
 // IsWord reports whether zh is a word of the dictionary.
 func IsWord(zh string) bool {
 	t := get()
-	return t.find(t.words, zh) >= 0
+	return t.find(t.words, &t.wordIdx, zh) >= 0
 }
 
 // MaxWordRunes is the number of runes in the dictionary's longest word.
@@ -114,7 +111,7 @@ func MaxWordRunes() int { return get().maxRunes }
 // with, or 0 when s starts with none.
 func Match(s string) int {
 	t := get()
-	n, _ := t.prefix(t.words, s, t.maxRunes)
+	n, _ := t.prefix(t.words, &t.wordIdx, s, t.maxRunes)
 	return n
 }
 
@@ -137,11 +134,12 @@ func Segment(s string) []string {
 // FoldRune returns the simplified form of the traditional rune r, or r
 // itself when r is simplified already, is not Chinese, or has more than one
 // simplified form (then only a whole word can say which; see [Fold]).
-func FoldRune(r rune) rune {
+func FoldRune(r rune) rune { return get().foldRune(r) }
+
+func (t *table) foldRune(r rune) rune {
 	if r < 0x2e80 {
 		return r
 	}
-	t := get()
 	lo, hi := 0, len(t.foldr)/pairSize
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -161,8 +159,9 @@ func FoldRune(r rune) rune {
 // → 干燥, where 乾 alone is ambiguous) by longest match, other runes by
 // [FoldRune]. Simplified text, and anything that is not Chinese, comes back
 // unchanged and without allocating.
-func Fold(s string) string {
-	t := get()
+func Fold(s string) string { return get().fold(s) }
+
+func (t *table) fold(s string) string {
 	var b strings.Builder
 	changed := false
 	for i := 0; i < len(s); {
@@ -174,7 +173,14 @@ func Fold(s string) string {
 			i += n
 			continue
 		}
-		if k, w := t.prefix(t.foldw, s[i:], len(s)); k > 0 {
+		if hanBase <= r && r < hanEnd && t.mayFold[(r-hanBase)/64]&(1<<((r-hanBase)%64)) == 0 {
+			if changed {
+				b.WriteString(s[i : i+n])
+			}
+			i += n
+			continue
+		}
+		if k, w := t.prefix(t.foldw, &t.foldIdx, s[i:], len(s)); k > 0 {
 			if !changed {
 				b.Grow(len(s))
 				b.WriteString(s[:i])
@@ -185,7 +191,7 @@ func Fold(s string) string {
 			i += k
 			continue
 		}
-		f := FoldRune(r)
+		f := t.foldRune(r)
 		if f != r && !changed {
 			b.Grow(len(s))
 			b.WriteString(s[:i])

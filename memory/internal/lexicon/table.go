@@ -3,6 +3,7 @@ package lexicon
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -25,6 +26,57 @@ type table struct {
 	foldr    string // traditional → simplified rune pairs
 	foldw    string // traditional → simplified word records
 	blob     string
+
+	wordIdx, termIdx, foldIdx bucketIndex
+	mayFold                   []uint64 // bit r-hanBase: r folds alone or starts a fold word
+}
+
+// hanBase and hanEnd bound the common Han runes (CJK Extension A and the
+// Unified Ideographs); the indexes below cover them, other runes take the
+// slow path.
+const (
+	hanBase = 0x3400
+	hanEnd  = 0xa000
+)
+
+// bucketIndex maps a record list's first runes to the range of records that
+// start with them, so a lookup searches tens of records, not all of them.
+type bucketIndex struct {
+	base, end rune     // runes covered
+	start     []uint32 // start[r-base] is the first record whose first rune is ≥ r
+	n         int      // records in the list
+}
+
+func newBucketIndex(t *table, recs string, base, end rune) bucketIndex {
+	ix := bucketIndex{base: base, end: end, start: make([]uint32, end-base+1), n: len(recs) / recordSize}
+	b := 0
+	for i := range ix.n {
+		s, _ := t.text(recs, i*recordSize)
+		r := rune(-1)
+		if s != "" {
+			r, _ = utf8.DecodeRuneInString(s)
+		}
+		for b < len(ix.start) && r >= base+rune(b) {
+			ix.start[b] = uint32(i)
+			b++
+		}
+	}
+	for ; b < len(ix.start); b++ {
+		ix.start[b] = uint32(ix.n)
+	}
+	return ix
+}
+
+// rng is the range of records that may start with s's first rune.
+func (ix *bucketIndex) rng(s string) (int, int) {
+	if s == "" {
+		return 0, ix.n
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if r < ix.base || r >= ix.end {
+		return 0, ix.n
+	}
+	return int(ix.start[r-ix.base]), int(ix.start[r-ix.base+1])
 }
 
 func u16(s string, i int) int { return int(s[i]) | int(s[i+1])<<8 }
@@ -71,7 +123,34 @@ func parse(data string) (*table, error) {
 	if err := t.checkFold(); err != nil {
 		return nil, err
 	}
+	t.wordIdx = newBucketIndex(t, t.words, hanBase, hanEnd)
+	t.termIdx = newBucketIndex(t, t.terms, 0, utf8.RuneSelf)
+	t.foldIdx = newBucketIndex(t, t.foldw, hanBase, hanEnd)
+	t.mayFold = make([]uint64, (hanEnd-hanBase+63)/64)
+	mark := func(r rune) {
+		if hanBase <= r && r < hanEnd {
+			t.mayFold[(r-hanBase)/64] |= 1 << ((r - hanBase) % 64)
+		}
+	}
+	for i := 0; i < len(t.foldr); i += pairSize {
+		mark(rune(u32(t.foldr, i)))
+	}
+	for i := 0; i < len(t.foldw); i += recordSize {
+		s, _ := t.text(t.foldw, i)
+		r, _ := utf8.DecodeRuneInString(s)
+		mark(r)
+	}
 	return t, nil
+}
+
+// emptyTable is a valid table with nothing in it; it serves every lookup
+// when the embedded table is unusable.
+func emptyTable() *table {
+	t, err := parse(magic + strings.Repeat("\x00", headerSize-len(magic)))
+	if err != nil {
+		panic(err) // the format itself is broken
+	}
+	return t
 }
 
 // checkRecords checks a sorted list of records and the refs they own.
@@ -82,6 +161,9 @@ func (t *table) checkRecords(what, recs, refs string, targets int) error {
 		s, ok := t.text(recs, i)
 		if !ok {
 			return fmt.Errorf("%s %d: text out of range", what, i/recordSize)
+		}
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%s %d (%q): not UTF-8", what, i/recordSize, s)
 		}
 		if i > 0 && s <= prev {
 			return fmt.Errorf("%s %d (%q): out of order", what, i/recordSize, s)
@@ -121,8 +203,8 @@ func (t *table) checkFold() error {
 		if !ok || so+sn > len(t.blob) {
 			return fmt.Errorf("fold word %d: text out of range", i/recordSize)
 		}
-		if s == "" || (i > 0 && s <= prevWord) {
-			return fmt.Errorf("fold word %d (%q): empty or out of order", i/recordSize, s)
+		if !utf8.ValidString(s) || s == "" || (i > 0 && s <= prevWord) {
+			return fmt.Errorf("fold word %d (%q): empty, not UTF-8 or out of order", i/recordSize, s)
 		}
 		prevWord = s
 	}
@@ -138,9 +220,10 @@ func (t *table) text(recs string, i int) (string, bool) {
 	return t.blob[off : off+n], true
 }
 
-// find returns the index of the record whose text is s, or -1.
-func (t *table) find(recs, s string) int {
-	lo, hi := 0, len(recs)/recordSize
+// find returns the index of the record of recs (indexed by ix) whose text
+// is s, or -1.
+func (t *table) find(recs string, ix *bucketIndex, s string) int {
+	lo, hi := ix.rng(s)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if k, _ := t.text(recs, m*recordSize); k < s {
@@ -149,7 +232,7 @@ func (t *table) find(recs, s string) int {
 			hi = m
 		}
 	}
-	if lo < len(recs)/recordSize {
+	if lo < ix.n {
 		if k, _ := t.text(recs, lo*recordSize); k == s {
 			return lo
 		}
@@ -161,8 +244,8 @@ func (t *table) find(recs, s string) int {
 // of s, and that record's index; 0 and -1 when there is none. It narrows the
 // range of records sharing s's first 1, 2, … runes, so it stops as soon as no
 // record goes on the way s does.
-func (t *table) prefix(recs, s string, maxRunes int) (int, int) {
-	lo, hi := 0, len(recs)/recordSize
+func (t *table) prefix(recs string, ix *bucketIndex, s string, maxRunes int) (int, int) {
+	lo, hi := ix.rng(s)
 	best, bestIdx := 0, -1
 	k, runes := 0, 0
 	for k < len(s) && runes < maxRunes && lo < hi {

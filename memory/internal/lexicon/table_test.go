@@ -21,11 +21,11 @@ func TestSampleTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := tb.list(tb.words, tb.gloss, tb.terms, tb.find(tb.words, "花生"))
+	g := tb.list(tb.words, tb.gloss, tb.terms, tb.find(tb.words, &tb.wordIdx, "花生"))
 	if g.Len() == 0 || g.At(0).Text != "peanut" {
 		t.Fatalf("花生 in the sample: %d terms", g.Len())
 	}
-	c := tb.list(tb.terms, tb.chinese, tb.words, tb.find(tb.terms, "coffe"))
+	c := tb.list(tb.terms, tb.chinese, tb.words, tb.find(tb.terms, &tb.termIdx, "coffe"))
 	if c.Len() == 0 || c.At(0).Text != "咖啡" {
 		t.Fatalf("coffe in the sample: %d words", c.Len())
 	}
@@ -47,6 +47,16 @@ func TestNoNoiseTerms(t *testing.T) {
 		if strings.ContainsFunc(s, func(r rune) bool { return r >= 0x2e80 }) {
 			t.Errorf("term %q has Chinese in it", s)
 		}
+	}
+}
+
+func TestEmptyTable(t *testing.T) {
+	tb := emptyTable()
+	if n := tb.list(tb.words, tb.gloss, tb.terms, tb.find(tb.words, &tb.wordIdx, "花生")).Len(); n != 0 {
+		t.Fatalf("花生 in the empty table: %d terms", n)
+	}
+	if got := tb.fold("記憶"); got != "記憶" {
+		t.Fatalf("fold in the empty table: %q", got)
 	}
 }
 
@@ -77,22 +87,24 @@ func FuzzParse(f *testing.F) {
 	good := sample(f)
 	f.Add(good)
 	f.Add(good[:headerSize])
+	f.Add(magic + strings.Repeat("\x00", headerSize-len(magic)))
 	f.Fuzz(func(t *testing.T, data string) {
 		tb, err := parse(data)
 		if err != nil {
 			return
 		}
-		for _, s := range []string{"花生", "咖啡", "coffe", "記憶", "a", ""} {
+		for _, s := range []string{"花生", "咖啡", "coffe", "記憶", "乾燥", "a", "", "\xff"} {
 			for _, ls := range []Terms{
-				tb.list(tb.words, tb.gloss, tb.terms, tb.find(tb.words, s)),
-				tb.list(tb.terms, tb.chinese, tb.words, tb.find(tb.terms, s)),
+				tb.list(tb.words, tb.gloss, tb.terms, tb.find(tb.words, &tb.wordIdx, s)),
+				tb.list(tb.terms, tb.chinese, tb.words, tb.find(tb.terms, &tb.termIdx, s)),
 			} {
 				for x := range ls.All() {
 					_ = x
 				}
 			}
-			tb.prefix(tb.words, s, tb.maxRunes)
-			tb.prefix(tb.foldw, s, len(s))
+			tb.prefix(tb.words, &tb.wordIdx, s, tb.maxRunes)
+			tb.prefix(tb.foldw, &tb.foldIdx, s, len(s))
+			tb.fold(s)
 		}
 	})
 }
