@@ -37,8 +37,13 @@ func get() *table {
 	return loaded
 }
 
-// Term is a translation with its weight in (0, 1], relative to the best
-// translation in its list (which has weight 1).
+// Term is a translation with its weight in (0, 1].
+//
+// In [Glosses] the weight says how well the term translates the word:
+// 1/√(1+sense) · 1/√(terms in the gloss), so 1 is a one-term gloss of the
+// first sense (花生 → peanut) and a function word's stray readings weigh
+// little. In [Chinese] it is relative to the best word of the list, which
+// weighs 1.
 type Term struct {
 	Text   string
 	Weight float32

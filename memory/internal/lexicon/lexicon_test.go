@@ -43,11 +43,8 @@ func TestGlosses(t *testing.T) {
 			t.Errorf("Glosses(%s) = %q, want %q first", tc.zh, got, tc.first)
 			continue
 		}
-		if w := ts.At(0).Weight; w != 1 {
-			t.Errorf("Glosses(%s): best weight %v, want 1", tc.zh, w)
-		}
-		for i := 1; i < ts.Len(); i++ {
-			if w := ts.At(i).Weight; w <= 0 || w > ts.At(i-1).Weight {
+		for i := range ts.Len() {
+			if w := ts.At(i).Weight; w <= 0 || w > 1 || i > 0 && w > ts.At(i-1).Weight {
 				t.Errorf("Glosses(%s): weight %d is %v after %v", tc.zh, i, w, ts.At(i-1).Weight)
 			}
 		}
@@ -55,6 +52,29 @@ func TestGlosses(t *testing.T) {
 			if !slices.Contains(got, a) {
 				t.Errorf("Glosses(%s) = %q, want %q among them", tc.zh, got, a)
 			}
+		}
+	}
+}
+
+// TestGlossesWeight: weights say how well a word is translated, not only
+// the order of its translations.
+func TestGlossesWeight(t *testing.T) {
+	for _, tc := range []struct {
+		zh       string
+		min, max float32 // bounds of the best weight
+	}{
+		{"花生", 1, 1},     // "peanut"
+		{"过敏", 1, 1},     // "(medicine) allergic; hypersensitive", first sense
+		{"外卖", 0.6, 0.8}, // best is "takeout (business)", the second sense
+		{"的", 0, 0.5},    // the particle's senses match nothing; "taxi" is a later reading
+	} {
+		ts := lexicon.Glosses(tc.zh)
+		if ts.Len() == 0 {
+			t.Errorf("Glosses(%s) is empty", tc.zh)
+			continue
+		}
+		if w := ts.At(0).Weight; w < tc.min || w > tc.max {
+			t.Errorf("Glosses(%s): best %s weighs %v, want %v..%v", tc.zh, ts.At(0).Text, w, tc.min, tc.max)
 		}
 	}
 }

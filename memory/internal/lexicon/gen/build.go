@@ -48,7 +48,7 @@ func build(entries []entry) *lexicon {
 		groups[e.simp] = append(groups[e.simp], e)
 	}
 	slices.Sort(lx.words)
-	raw := map[string][]weighted{} // word → terms with unnormalised weights
+	raw := map[string][]weighted{} // word → its terms
 	for _, w := range lx.words {
 		lx.maxRunes = max(lx.maxRunes, utf8.RuneCountInString(w))
 		ts := glossTerms(groups[w])
@@ -56,12 +56,7 @@ func build(entries []entry) *lexicon {
 			continue
 		}
 		raw[w] = ts
-		top := ts[0].w
-		norm := make([]weighted, len(ts))
-		for i, t := range ts {
-			norm[i] = weighted{t.s, t.w / top}
-		}
-		lx.glosses[w] = norm
+		lx.glosses[w] = ts
 	}
 	lx.reverse(raw)
 	lx.fold(entries)
@@ -70,7 +65,10 @@ func build(entries []entry) *lexicon {
 
 // glossTerms gives the English terms of one word's entries, best first: a
 // term from an earlier sense, or from a short gloss, weighs more. Entries of
-// common words (lower-case pinyin) come before proper nouns.
+// common words (lower-case pinyin) come before proper nouns. Senses that say
+// nothing a query can match (grammatical notes, stopwords) still count, so a
+// function word's later readings weigh little (的 is "taxi" only fifth);
+// noise (variants, surnames, references) does not.
 func glossTerms(es []entry) []weighted {
 	es = slices.Clone(es)
 	slices.SortStableFunc(es, func(a, b entry) int { return boolCmp(isProper(a), isProper(b)) })
@@ -79,13 +77,13 @@ func glossTerms(es []entry) []weighted {
 	sense := 0
 	for _, e := range es {
 		for _, s := range e.senses {
-			kept := false
+			counts := false
 			for _, g := range strings.Split(cleanSense(s), ";") {
-				head, tail := glossWords(g)
+				head, tail, noise := glossWords(g)
+				counts = counts || !noise
 				if len(head) == 0 {
 					continue
 				}
-				kept = true
 				w := 1 / math.Sqrt(float64(1+sense)) / math.Sqrt(float64(len(head)))
 				for i, t := range slices.Concat(head, tail) {
 					tw := w
@@ -100,7 +98,7 @@ func glossTerms(es []entry) []weighted {
 					}
 				}
 			}
-			if kept {
+			if counts {
 				sense++
 			}
 		}
@@ -144,6 +142,11 @@ var noisePrefixes = []string{
 	"abbreviation of", "kangxi radical", "character used", "component in ", "transliteration",
 }
 
+// grammarRe matches a gloss that describes a function word ("particle
+// indicating …", "modal particle", "interjection of surprise") but not a
+// particle of physics ("particle", "alpha particle").
+var grammarRe = regexp.MustCompile(`^(an? )?(((modal|final|structural|aspect|grammatical|grammar|possessive|interrogative|exclamatory|literary|auxiliary|classical|cantonese|sentence-final) )+(particle|interjection)\b|(particle|interjection) )`)
+
 // markers introduce a meaning without being part of it.
 var markers = []string{"abbr. for", "abbr. of", "abbr. to", "abbr.", "lit.", "fig.", "also called ", "also ", "i.e.", "e.g.", "esp."}
 
@@ -158,24 +161,36 @@ var metaTerms = map[string]bool{
 // semicolons), or nothing when the gloss is noise. The head is what comes
 // before the first comma; the tail, after it, is mostly description
 // ("Beijing municipality, capital of the People's Republic of China").
-func glossWords(g string) (head, tail []string) {
+// noise says the gloss is a variant, surname or reference note; an empty
+// gloss (a remark in brackets, only stopwords) is not noise.
+func glossWords(g string) (head, tail []string, noise bool) {
 	g = strings.TrimSpace(strings.Trim(strings.TrimSpace(g), ",.:!?"))
 	low := strings.ToLower(g)
+	if low == "" {
+		return nil, nil, false
+	}
 	for _, p := range noisePrefixes {
 		if strings.HasPrefix(low+" ", p) {
-			return nil, nil
+			return nil, nil, true
 		}
 	}
 	if strings.Contains(low, "variant of") {
-		return nil, nil
+		return nil, nil, true
 	}
+	if grammarRe.MatchString(low) {
+		return nil, nil, false // a note on usage: a sense, but nothing to match
+	}
+	marked := false
 	for changed := true; changed; {
 		changed = false
 		for _, m := range markers {
 			if rest, ok := strings.CutPrefix(low, m); ok {
-				low, changed = strings.TrimSpace(rest), true
+				low, changed, marked = strings.TrimSpace(rest), true, true
 			}
 		}
+	}
+	if marked && low == "" {
+		return nil, nil, true // "abbr. for 新疆[Xin1 jiang1]": only a reference
 	}
 	first, rest, _ := strings.Cut(low, ",")
 	head = indexTerms(first, nil)
@@ -183,9 +198,9 @@ func glossWords(g string) (head, tail []string) {
 	// "Itō or Itoh, Japanese surname": what kind of name it is, not a meaning
 	tail = slices.DeleteFunc(tail, func(t string) bool { return t == "surnam" })
 	if len(head) == 0 {
-		return tail, nil
+		return tail, nil, false
 	}
-	return head, tail
+	return head, tail, false
 }
 
 // indexTerms tokenizes s as the index does, keeping English terms that are

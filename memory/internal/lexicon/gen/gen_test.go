@@ -106,28 +106,35 @@ func TestGlossWords(t *testing.T) {
 	for _, tc := range []struct {
 		gloss      string
 		head, tail []string
+		noise      bool
 	}{
-		{"variant of 乾|干[gan1]", nil, nil},
-		{"old variant of 五[wu3]", nil, nil},
-		{"euphemistic variant of 屄[bi1]", nil, nil},
-		{"surname Zhang", nil, nil},
-		{"see 天干[tian1 gan1]", nil, nil},
-		{"see also 天干[tian1 gan1]", nil, nil},
-		{"classifier for flat objects, sheet", nil, nil},
-		{"used in 道行[dao4 heng2]", nil, nil},
-		{"Taiwan pr. [xing4]", nil, nil},
-		{"abbr. for 新疆[Xin1 jiang1]", nil, nil},
-		{"(completed action marker)", nil, nil},
-		{"(loanword) coffee", []string{"coffe"}, nil},
-		{"(medicine) allergic", []string{"allerg"}, nil},
-		{"to pay attention to", []string{"pai", "attent"}, nil},
-		{"lit. to eat sth", []string{"eat"}, nil},
-		{"abbr. for Xinjiang", []string{"xinjiang"}, nil},
-		{"Beijing municipality, capital of China", []string{"beij", "municip"}, []string{"capit", "china"}},
+		{"variant of 乾|干[gan1]", nil, nil, true},
+		{"old variant of 五[wu3]", nil, nil, true},
+		{"euphemistic variant of 屄[bi1]", nil, nil, true},
+		{"surname Zhang", nil, nil, true},
+		{"see 天干[tian1 gan1]", nil, nil, true},
+		{"see also 天干[tian1 gan1]", nil, nil, true},
+		{"classifier for flat objects, sheet", nil, nil, true},
+		{"used in 道行[dao4 heng2]", nil, nil, true},
+		{"Taiwan pr. [xing4]", nil, nil, true},
+		{"abbr. for 新疆[Xin1 jiang1]", nil, nil, true},
+		{"(completed action marker)", nil, nil, false},
+		{"of", nil, nil, false},
+		{"particle indicating strong affirmation", nil, nil, false},
+		{"modal particle ending sentence, showing affirmation", nil, nil, false},
+		{"interjection of surprise", nil, nil, false},
+		{"particle", []string{"particl"}, nil, false},
+		{"alpha particle", []string{"alpha", "particl"}, nil, false},
+		{"(loanword) coffee", []string{"coffe"}, nil, false},
+		{"(medicine) allergic", []string{"allerg"}, nil, false},
+		{"to pay attention to", []string{"pai", "attent"}, nil, false},
+		{"lit. to eat sth", []string{"eat"}, nil, false},
+		{"abbr. for Xinjiang", []string{"xinjiang"}, nil, false},
+		{"Beijing municipality, capital of China", []string{"beij", "municip"}, []string{"capit", "china"}, false},
 	} {
-		head, tail := glossWords(cleanSense(tc.gloss))
-		if !slices.Equal(head, tc.head) || !slices.Equal(tail, tc.tail) {
-			t.Errorf("glossWords(%q) = %q, %q; want %q, %q", tc.gloss, head, tail, tc.head, tc.tail)
+		head, tail, noise := glossWords(cleanSense(tc.gloss))
+		if !slices.Equal(head, tc.head) || !slices.Equal(tail, tc.tail) || noise != tc.noise {
+			t.Errorf("glossWords(%q) = %q, %q, %v; want %q, %q, %v", tc.gloss, head, tail, noise, tc.head, tc.tail, tc.noise)
 		}
 	}
 }
