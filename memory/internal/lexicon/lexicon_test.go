@@ -226,3 +226,23 @@ func FuzzSegment(f *testing.F) {
 		}
 	})
 }
+
+func TestConcurrentLookups(t *testing.T) {
+	done := make(chan []string)
+	for range 4 {
+		go func() {
+			var got []string
+			for range 50 {
+				got = lexicon.Segment(lexicon.Fold("我對花生過敏"))
+				lexicon.Glosses("花生")
+				lexicon.Chinese("coffe")
+			}
+			done <- got
+		}()
+	}
+	for range 4 {
+		if got := <-done; !slices.Equal(got, []string{"我", "对", "花生", "过敏"}) {
+			t.Errorf("Segment(Fold(我對花生過敏)) = %q", got)
+		}
+	}
+}

