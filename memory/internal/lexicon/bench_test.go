@@ -1,6 +1,9 @@
 package lexicon
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 // BenchmarkLoad measures what the first lookup pays: checking the embedded
 // table (B/op is the heap it takes).
@@ -33,7 +36,7 @@ func BenchmarkMatch(b *testing.B) {
 		for s := benchQuery; s != ""; {
 			n := Match(s)
 			if n == 0 {
-				n = len(string([]rune(s)[0]))
+				_, n = utf8.DecodeRuneInString(s)
 			}
 			s = s[n:]
 		}
