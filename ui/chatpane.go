@@ -233,7 +233,7 @@ func (p *chatPane) unqueue(s *session) {
 // startTurn sends text to the agent in chat s.
 func (p *chatPane) startTurn(s *session, text string) {
 	id, u := s.info.ID, p.u
-	u.bg(func() func() {
+	u.write(func() func() {
 		err := u.b.Send(u.ctx, id, text)
 		if err == nil {
 			return nil
