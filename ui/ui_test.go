@@ -868,6 +868,23 @@ func TestChatFollowsTheEnd(t *testing.T) {
 	}
 }
 
+// TestEmptyChatShowsPlaceholder switches from a chat with messages to a new
+// one: the pane shows its placeholder again.
+func TestEmptyChatShowsPlaceholder(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		c, _ := fb.NewChat()
+		fb.chats[c.ID].Messages = []Message{{Role: agent.RoleUser, Text: "q"}, {Role: agent.RoleAssistant, Text: "a"}}
+	})
+	if h.u.pane.empty.Visible() {
+		t.Fatal("the placeholder shows over a chat with messages")
+	}
+	h.u.newChat()
+	h.settle()
+	if len(h.u.pane.views) != 0 || !h.u.pane.empty.Visible() {
+		t.Fatalf("a new chat shows %d messages, placeholder %v", len(h.u.pane.views), h.u.pane.empty.Visible())
+	}
+}
+
 func TestFirstRunOpensSettingsAndInspectorWorks(t *testing.T) {
 	h := newHarness(t, func(fb *fakeBackend) { fb.cfg.BaseURL, fb.cfg.Model = "", "" })
 	if !h.u.settingsOpen || h.w.Canvas().Overlays().Top() == nil {
