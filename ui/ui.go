@@ -88,7 +88,8 @@ type Options struct {
 }
 
 // New builds the window's content for backend b and sets it on w. Call
-// Start to load the chats and follow the agent's events.
+// Start to load the chats and follow the agent's events, and Close when the
+// window is gone.
 func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
