@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"engram/memory/durable"
 )
 
 // DefaultTombstoneTTL is how long a deletion is kept in the file when
@@ -82,7 +84,7 @@ type Store struct {
 	disk       diskState
 	corrupt    *CorruptError
 	unparsable *UnparsableError // the file changed after Open into something that does not parse
-	badStamp   fileStamp        // the stamp of that file, so it is parsed once
+	badStamp   durable.Stamp    // the stamp of that file, so it is parsed once
 	opened     bool             // Open has read the file: from now on an unparsable file is left alone
 	ioErr      error
 	listeners  []func()
@@ -142,12 +144,12 @@ func Open(path string, opts Options) (*Store, error) {
 	s.path, s.lock = abs, lf
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := lockFile(lf); err != nil {
+	if err := durable.Lock(lf); err != nil {
 		lf.Close()
 		return nil, fmt.Errorf("open memory %s: lock: %w", abs, err)
 	}
-	defer unlockFile(lf)
-	removeStaleTemps(abs)
+	defer durable.Unlock(lf)
+	durable.RemoveStaleTemps(abs)
 	_, rewrite, err := s.syncLocked()
 	if err == nil && rewrite {
 		err = s.writeLocked(s.recs)
@@ -683,7 +685,7 @@ func (s *Store) Reload() error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
-	st, err := statStoreFile(s.path)
+	st, err := durable.Stat(s.path)
 	if err == nil && s.disk.exists && st == s.disk.stamp ||
 		errors.Is(err, fs.ErrNotExist) && !s.disk.exists && s.unparsable == nil {
 		s.mu.Unlock()
@@ -711,10 +713,10 @@ func (s *Store) Reload() error {
 }
 
 func (s *Store) reloadLocked() (bool, error) {
-	if err := lockFile(s.lock); err != nil {
+	if err := durable.Lock(s.lock); err != nil {
 		return false, fmt.Errorf("lock: %w", err)
 	}
-	defer unlockFile(s.lock)
+	defer durable.Unlock(s.lock)
 	changed, rewrite, err := s.syncLocked()
 	if err == nil && rewrite {
 		err = s.writeLocked(s.recs)
@@ -734,7 +736,7 @@ func (s *Store) ChangedOnDisk() bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := statStoreFile(s.path)
+	st, err := durable.Stat(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return s.disk.exists
@@ -789,10 +791,10 @@ func (s *Store) change(fn func(recs map[string]Entry, now time.Time) (protect []
 func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, bool, error)) (notify bool, err error) {
 	rewrite := false
 	if s.path != "" {
-		if err := lockFile(s.lock); err != nil {
+		if err := durable.Lock(s.lock); err != nil {
 			return false, fmt.Errorf("lock %s: %w", s.path, err)
 		}
-		defer unlockFile(s.lock)
+		defer durable.Unlock(s.lock)
 		notify, rewrite, err = s.syncLocked()
 		if err != nil {
 			s.ioErr = err
@@ -844,7 +846,7 @@ func (s *Store) clock() time.Time { return s.now().Round(0).UTC().Truncate(time.
 // should be rewritten (legacy shape; vanished or set aside while the store
 // has entries).
 func (s *Store) syncLocked() (changed, rewrite bool, err error) {
-	st, err := statStoreFile(s.path)
+	st, err := durable.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		vanished := s.disk.exists || s.unparsable != nil
 		s.parsedLocked()
@@ -871,7 +873,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 		s.parsedLocked()
 		return false, false, nil
 	}
-	entries, legacy, perr := ParseFile(data, time.Unix(0, st.mtime).UTC())
+	entries, legacy, perr := ParseFile(data, st.ModTime().UTC())
 	for try := 0; perr != nil && !errors.Is(perr, ErrUnsupportedVersion) && try < 3; try++ {
 		time.Sleep(settleDelay)
 		again, st2, err := readStoreFile(s.path)
@@ -882,7 +884,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 			break
 		}
 		data, st, h = again, st2, maphash.Bytes(s.seed, again)
-		entries, legacy, perr = ParseFile(data, time.Unix(0, st.mtime).UTC())
+		entries, legacy, perr = ParseFile(data, st.ModTime().UTC())
 	}
 	if errors.Is(perr, ErrUnsupportedVersion) {
 		return false, false, perr
@@ -905,7 +907,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 			return false, false, fmt.Errorf("back up legacy file: %w", err)
 		}
 	}
-	merged := mergeDisk(s.recs, entries, s.disk.exists, time.Unix(0, st.mtime), s.clock())
+	merged := mergeDisk(s.recs, entries, s.disk.exists, st.ModTime(), s.clock())
 	changed = !sameRecords(s.recs, merged)
 	if changed {
 		s.replace(merged)
