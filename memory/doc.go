@@ -19,9 +19,9 @@
 // or write (a stat decides, so this is cheap), merges by ID, applies the
 // change and replaces the file atomically (temporary file in the same
 // directory, fsync, rename, fsync of the directory; mode 0600, directory
-// 0700; see package durable). Goroutines, Stores and processes writing one file never lose each
-// other's entries, and a writer killed at any point leaves either the old
-// or the new file. A change that fails (bad input, full disk) changes
+// 0700; see package durable). Goroutines, Stores and processes writing one
+// file never lose each other's entries, and a writer killed at any point
+// leaves either the old or the new file. A change that fails (bad input, full disk) changes
 // nothing, in memory or on disk.
 //
 // A file that does not parse is never taken for an empty store and never
