@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"engram/memory/internal/analysis"
 )
 
 // Index is an inverted index over the chunks of the live entries, kept up
@@ -19,7 +21,7 @@ import (
 type Index struct {
 	mu     sync.RWMutex
 	params rankParams
-	tok    tokenizer // used by Put, under mu
+	tok    analysis.Tokenizer // used by Put, under mu
 
 	words     keyTable           // word term, by its 64-bit hash → term id
 	cjk       keyTable           // CJK unigram or bigram (two runes) → term id
@@ -199,7 +201,7 @@ type tokenBatch struct {
 	ntok    [][]int32
 	length  [][]int32
 	keys    []uint64
-	classes []tokClass
+	classes []analysis.Class
 }
 
 // tokenizeAll tokenizes entries in batches on all processors and yields the
@@ -247,7 +249,7 @@ func tokenizeBatch(es []Entry) *tokenBatch {
 		ntok:    make([][]int32, len(es)),
 		length:  make([][]int32, len(es)),
 	}
-	var tok tokenizer
+	var tok analysis.Tokenizer
 	for i, e := range es {
 		if !e.Live() {
 			continue
@@ -256,10 +258,10 @@ func tokenizeBatch(es []Entry) *tokenBatch {
 		for _, sp := range b.spans[i] {
 			start := len(b.keys)
 			length := int32(0)
-			tok.each(e.Text[sp.start:sp.end], func(term []byte, class tokClass, _, _ int) {
+			tok.Each(e.Text[sp.start:sp.end], func(term []byte, class analysis.Class, _, _ int) {
 				b.keys = append(b.keys, termKey(term, class))
 				b.classes = append(b.classes, class)
-				if class != tokUni && class != tokPart {
+				if class != analysis.Uni && class != analysis.Part {
 					length++
 				}
 			})
@@ -412,9 +414,9 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, terms []uint32, length 
 func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
 	ix.startChunk()
 	length := int32(0)
-	ix.tok.each(text, func(term []byte, class tokClass, _, _ int) {
+	ix.tok.Each(text, func(term []byte, class analysis.Class, _, _ int) {
 		ix.addTerm(ix.keyID(termKey(term, class), class))
-		if class != tokUni && class != tokPart {
+		if class != analysis.Uni && class != analysis.Part {
 			length++
 		}
 	})
@@ -422,7 +424,7 @@ func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
 }
 
 // keyTerms is chunkTerms for a chunk tokenized ahead.
-func (ix *Index) keyTerms(keys []uint64, classes []tokClass, label string) []uint32 {
+func (ix *Index) keyTerms(keys []uint64, classes []analysis.Class, label string) []uint32 {
 	ix.startChunk()
 	for i, key := range keys {
 		ix.addTerm(ix.keyID(key, classes[i]))
@@ -472,7 +474,7 @@ func (ix *Index) labelIDs(label string) []int32 {
 		return ids
 	}
 	var ids []int32
-	ix.tok.each(label, func(term []byte, class tokClass, _, _ int) {
+	ix.tok.Each(label, func(term []byte, class analysis.Class, _, _ int) {
 		ids = append(ids, ix.keyID(termKey(term, class), class))
 	})
 	if ix.labels == nil {
@@ -501,24 +503,24 @@ func wordKey(term []byte) uint64 {
 
 // termKey is a term's dictionary key: its runes for CJK, its hash for
 // words.
-func termKey(term []byte, class tokClass) uint64 {
-	if class >= tokBi {
+func termKey(term []byte, class analysis.Class) uint64 {
+	if class >= analysis.Bi {
 		return cjkKey(term)
 	}
 	return wordKey(term)
 }
 
 // lookup returns the id of a term, if known.
-func (ix *Index) lookup(term []byte, class tokClass) (int32, bool) {
-	if class >= tokBi {
+func (ix *Index) lookup(term []byte, class analysis.Class) (int32, bool) {
+	if class >= analysis.Bi {
 		return ix.cjk.get(cjkKey(term))
 	}
 	return ix.words.get(wordKey(term))
 }
 
 // keyID returns the id of the term with this key, adding it if new.
-func (ix *Index) keyID(key uint64, class tokClass) int32 {
-	if class < tokBi {
+func (ix *Index) keyID(key uint64, class analysis.Class) int32 {
+	if class < analysis.Bi {
 		return ix.tableID(&ix.words, key, false)
 	}
 	r := key >> 32

@@ -3,7 +3,7 @@ package memory
 // Recall, in order:
 //
 //  1. The message and the earlier user messages of the chat are tokenized
-//     like the entries (tokenize.go). Each term weighs by how it was made
+//     like the entries (package analysis). Each term weighs by how it was made
 //     (a CJK unigram 0.3, a part of an identifier 0.5, others 1) and where
 //     it comes from: the message 1, the history 0.6 (0.8 when the message
 //     is vague, two content terms or fewer), decaying 0.95 per older
@@ -29,6 +29,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"engram/memory/internal/analysis"
 )
 
 // Defaults of an auto-recall: how many memories are injected at most and how
@@ -61,8 +63,8 @@ type RecallOptions struct {
 // to values that are flat optima rather than peaks.
 type rankParams struct {
 	k1, b float32
-	// classW weighs query terms by how they were produced (tokClass).
-	classW [6]float32
+	// classW weighs query terms by how they were produced (analysis.Class).
+	classW [analysis.Lone + 1]float32
 	// backoffW: a CJK bigram unknown to the index adds this weight to each
 	// of its characters.
 	backoffW float32
@@ -103,7 +105,7 @@ type rankParams struct {
 var defaultParams = rankParams{
 	k1:           1.2,
 	b:            0.75,
-	classW:       [6]float32{tokWord: 1, tokWhole: 1, tokPart: 0.5, tokBi: 1, tokUni: 0.3, tokLone: 1},
+	classW:       [analysis.Lone + 1]float32{analysis.Word: 1, analysis.Whole: 1, analysis.Part: 0.5, analysis.Bi: 1, analysis.Uni: 0.3, analysis.Lone: 1},
 	backoffW:     0.5,
 	histW:        0.6,
 	histVague:    0.8,
@@ -151,7 +153,7 @@ type qtok struct {
 
 // searchScratch holds the per-search buffers, reused through a pool.
 type searchScratch struct {
-	tok      tokenizer
+	tok      analysis.Tokenizer
 	acc      []float32 // by doc
 	touched  []int32   // docs with acc > 0
 	best     []float32 // by slot
@@ -318,8 +320,8 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 		sc.qpos[id] = int32(len(sc.qterms))
 	}
 	add := func(src int32, text string, scale float32) {
-		sc.tok.each(text, func(term []byte, class tokClass, start, end int) {
-			if src == 0 && class != tokUni && class != tokPart {
+		sc.tok.Each(text, func(term []byte, class analysis.Class, start, end int) {
+			if src == 0 && class != analysis.Uni && class != analysis.Part {
 				content++
 			}
 			w := p.classW[class] * scale
@@ -328,7 +330,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 				if unknown.add(term) {
 					norm += w * unknownIDF
 				}
-				if class == tokBi && p.backoffW > 0 {
+				if class == analysis.Bi && p.backoffW > 0 {
 					// an unknown CJK bigram: its characters are the evidence left
 					r1, n1 := utf8.DecodeRune(term)
 					r2, _ := utf8.DecodeRune(term[n1:])
@@ -340,7 +342,7 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 				}
 				return
 			}
-			addTerm(id, w, src, start, end, class == tokUni)
+			addTerm(id, w, src, start, end, class == analysis.Uni)
 		})
 	}
 	add(0, query, 1)
