@@ -1,4 +1,4 @@
-package memory
+package index
 
 import (
 	"cmp"
@@ -13,8 +13,8 @@ import (
 	"engram/memory/internal/analysis"
 )
 
-// Index is an inverted index over the chunks of the live entries, kept up
-// to date incrementally: Put and Delete touch only the postings of the entry
+// Index is an inverted index over the chunks of documents, kept up to date
+// incrementally: Put and Delete touch only the postings of the entry
 // they change, document frequencies and lengths are maintained as they go,
 // and Search never rebuilds anything. All methods are safe for concurrent
 // use; searches run in parallel with each other.
@@ -46,9 +46,10 @@ type Index struct {
 	groups  map[int64][]int32
 	nextSeq uint64
 
-	dead   int   // removed chunks still in the postings
-	totLen int64 // total length of live chunks
-	newest time.Time
+	dead     int   // removed chunks still in the postings
+	totLen   int64 // total length of live chunks
+	newest   time.Time
+	topBoost float32 // the largest Doc.Boost put so far, a bound for ranking
 
 	// scratch for Put: a chunk's terms, and for each term id the last
 	// chunk (stamp) that held it and where in terms
@@ -107,7 +108,7 @@ func (m *chunkMeta) tfOf(id int32) float32 {
 }
 
 type entrySlot struct {
-	e     Entry
+	e     Doc
 	docs  []int32
 	live  bool
 	hash  uint64 // of the text, to show the same text once
@@ -118,8 +119,8 @@ type entrySlot struct {
 	near [2]int32
 }
 
-// NewIndex returns an empty index.
-func NewIndex() *Index {
+// New returns an empty index.
+func New() *Index {
 	return &Index{
 		params: defaultParams,
 		byID:   make(map[string]int32),
@@ -127,28 +128,18 @@ func NewIndex() *Index {
 	}
 }
 
-// kindLabels are indexed with every entry so that asking for a kind by name,
-// in English or Chinese, finds the entries of that kind.
-var kindLabels = map[Kind]string{
-	KindPreference: "preference 偏好",
-	KindCorrection: "correction 纠正",
-	KindLesson:     "lesson 经验 教训",
-	KindFact:       "fact 事实",
-}
-
-// Put adds an entry or replaces the indexed version of it. Entries that are
-// not Live are removed instead.
-func (ix *Index) Put(e Entry) {
+// Put adds a document or replaces the indexed version of it.
+func (ix *Index) Put(e Doc) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.putLocked(e)
 }
 
-// PutAll puts many entries, as many calls of Put would. Into an empty
-// index (a store being loaded) it is faster: entries are tokenized in
+// PutAll puts many documents, as many calls of Put would. Into an empty
+// index (a store being loaded) it is faster: documents are tokenized in
 // parallel, and the postings are laid out once at the end, each list in one
-// piece, instead of growing entry by entry.
-func (ix *Index) PutAll(es []Entry) {
+// piece, instead of growing document by document.
+func (ix *Index) PutAll(es []Doc) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	bulk := len(ix.docLen) == 0
@@ -175,11 +166,8 @@ func (ix *Index) PutAll(es []Entry) {
 	for b := range tokenizeAll(es) {
 		k := 0 // next token of the batch
 		for i, e := range b.entries {
-			if !e.Live() {
-				continue
-			}
 			slot, s := ix.slotFor(e)
-			label := kindLabels[e.Kind]
+			label := e.Label
 			for ci, sp := range b.spans[i] {
 				n := int(b.ntok[i][ci])
 				terms := ix.keyTerms(b.keys[k:k+n], b.classes[k:k+n], label)
@@ -196,7 +184,7 @@ func (ix *Index) PutAll(es []Entry) {
 // classes of all their terms, and per entry and chunk the span, number of
 // terms and length.
 type tokenBatch struct {
-	entries []Entry
+	entries []Doc
 	spans   [][]chunkSpan
 	ntok    [][]int32
 	length  [][]int32
@@ -206,7 +194,7 @@ type tokenBatch struct {
 
 // tokenizeAll tokenizes entries in batches on all processors and yields the
 // batches in order; at most a few are held ahead of the consumer.
-func tokenizeAll(es []Entry) iter.Seq[*tokenBatch] {
+func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
 	return func(yield func(*tokenBatch) bool) {
 		// Batches of up to 512 entries, and at least four per worker so that
 		// a small store is shared out too.
@@ -242,7 +230,7 @@ func tokenizeAll(es []Entry) iter.Seq[*tokenBatch] {
 	}
 }
 
-func tokenizeBatch(es []Entry) *tokenBatch {
+func tokenizeBatch(es []Doc) *tokenBatch {
 	b := &tokenBatch{
 		entries: es,
 		spans:   make([][]chunkSpan, len(es)),
@@ -251,9 +239,6 @@ func tokenizeBatch(es []Entry) *tokenBatch {
 	}
 	var tok analysis.Tokenizer
 	for i, e := range es {
-		if !e.Live() {
-			continue
-		}
 		b.spans[i] = chunkText(e.Text)
 		for _, sp := range b.spans[i] {
 			start := len(b.keys)
@@ -298,20 +283,17 @@ func (ix *Index) layPostings() {
 	}
 }
 
-// putLocked is Put. A new version that keeps the text and kind (a use
-// recorded, a pin) only updates the entry's bookkeeping: its chunks and
-// their terms are the same.
-func (ix *Index) putLocked(e Entry) {
-	if !e.Live() {
-		ix.deleteLocked(e.ID)
-		return
-	}
-	if slot, ok := ix.byID[e.ID]; ok && ix.slots[slot].e.Text == e.Text && ix.slots[slot].e.Kind == e.Kind {
+// putLocked is Put. A new version that keeps the text, label and boost (a
+// use recorded, a pin) only updates the document's bookkeeping: its chunks
+// and their terms are the same.
+func (ix *Index) putLocked(e Doc) {
+	if slot, ok := ix.byID[e.ID]; ok && ix.slots[slot].e.Text == e.Text &&
+		ix.slots[slot].e.Label == e.Label && ix.slots[slot].e.Boost == e.Boost {
 		ix.setEntry(slot, e, false)
 		return
 	}
 	slot, s := ix.slotFor(e)
-	label := kindLabels[e.Kind]
+	label := e.Label
 	for ci, sp := range chunkText(e.Text) {
 		terms, length := ix.chunkTerms(e.Text[sp.start:sp.end], label)
 		d := ix.addDoc(slot, int32(ci), sp, terms, length, false)
@@ -321,7 +303,7 @@ func (ix *Index) putLocked(e Entry) {
 
 // slotFor returns the slot of a live entry about to be (re)indexed, with
 // its previous chunks removed and its bookkeeping up to date.
-func (ix *Index) slotFor(e Entry) (int32, *entrySlot) {
+func (ix *Index) slotFor(e Doc) (int32, *entrySlot) {
 	slot, ok := ix.byID[e.ID]
 	if ok {
 		ix.dropDocs(slot)
@@ -353,7 +335,7 @@ func reuse[T any](free *[]int32, items *[]T) int32 {
 
 // setEntry records a version of a slot's entry: its creation group (fresh:
 // the slot has none yet) and the newest entry time.
-func (ix *Index) setEntry(slot int32, e Entry, fresh bool) {
+func (ix *Index) setEntry(slot int32, e Doc, fresh bool) {
 	s := &ix.slots[slot]
 	if fresh || !e.Created.Equal(s.e.Created) {
 		if !fresh {
@@ -365,6 +347,7 @@ func (ix *Index) setEntry(slot int32, e Entry, fresh bool) {
 	}
 	s.e = e
 	s.live = true
+	ix.topBoost = max(ix.topBoost, e.Boost)
 	if t := entryTime(e); t.After(ix.newest) {
 		ix.newest = t
 	}
@@ -382,7 +365,7 @@ func hashText[T string | []byte](s T) uint64 {
 
 // entryTime is the time recency is measured from: the last edit, or the
 // creation.
-func entryTime(e Entry) time.Time {
+func entryTime(e Doc) time.Time {
 	if e.Updated.After(e.Created) {
 		return e.Updated
 	}
