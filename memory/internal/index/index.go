@@ -1,14 +1,9 @@
 package index
 
 import (
-	"cmp"
-	"iter"
-	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"engram/memory/internal/analysis"
 )
@@ -180,109 +175,6 @@ func (ix *Index) PutAll(es []Doc) {
 	ix.layPostings()
 }
 
-// tokenBatch is a run of entries tokenized ahead: the dictionary keys and
-// classes of all their terms, and per entry and chunk the span, number of
-// terms and length.
-type tokenBatch struct {
-	entries []Doc
-	spans   [][]chunkSpan
-	ntok    [][]int32
-	length  [][]int32
-	keys    []uint64
-	classes []analysis.Class
-}
-
-// tokenizeAll tokenizes entries in batches on all processors and yields the
-// batches in order; at most a few are held ahead of the consumer.
-func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
-	return func(yield func(*tokenBatch) bool) {
-		// Batches of up to 512 entries, and at least four per worker so that
-		// a small store is shared out too.
-		workers := max(runtime.GOMAXPROCS(0), 1)
-		size := min(512, max(32, (len(es)+4*workers-1)/(4*workers)))
-		n := (len(es) + size - 1) / size
-		out := make([]chan *tokenBatch, n)
-		for i := range out {
-			out[i] = make(chan *tokenBatch, 1)
-		}
-		slots := make(chan struct{}, workers+1)
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			for i := range n {
-				select {
-				case slots <- struct{}{}:
-				case <-done:
-					return
-				}
-				go func() {
-					out[i] <- tokenizeBatch(es[i*size : min(len(es), (i+1)*size)])
-				}()
-			}
-		}()
-		for i := range n {
-			b := <-out[i]
-			<-slots
-			if !yield(b) {
-				return
-			}
-		}
-	}
-}
-
-func tokenizeBatch(es []Doc) *tokenBatch {
-	b := &tokenBatch{
-		entries: es,
-		spans:   make([][]chunkSpan, len(es)),
-		ntok:    make([][]int32, len(es)),
-		length:  make([][]int32, len(es)),
-	}
-	var tok analysis.Tokenizer
-	for i, e := range es {
-		b.spans[i] = chunkText(e.Text)
-		for _, sp := range b.spans[i] {
-			start := len(b.keys)
-			length := int32(0)
-			tok.Each(e.Text[sp.start:sp.end], func(term []byte, class analysis.Class, _, _ int) {
-				b.keys = append(b.keys, termKey(term, class))
-				b.classes = append(b.classes, class)
-				if class != analysis.Uni && class != analysis.Part {
-					length++
-				}
-			})
-			b.ntok[i] = append(b.ntok[i], int32(len(b.keys)-start))
-			b.length[i] = append(b.length[i], length)
-		}
-	}
-	return b
-}
-
-// layPostings builds every postings list from the chunks' term lists (after
-// a bulk PutAll): count, then place each posting, in doc order.
-func (ix *Index) layPostings() {
-	next := make([]int32, len(ix.terms)+1) // start of each list, then its cursor
-	for _, m := range ix.docMeta {
-		for _, v := range m.terms {
-			next[v>>tfBits+1]++
-		}
-	}
-	for i := 1; i < len(next); i++ {
-		next[i] += next[i-1]
-	}
-	arena := make([]uint32, next[len(next)-1])
-	for id := range ix.terms {
-		start, end := next[id], next[id+1]
-		ix.terms[id].post = arena[start:start:end]
-		ix.terms[id].df = end - start
-	}
-	for d, m := range ix.docMeta {
-		for _, v := range m.terms {
-			t := &ix.terms[v>>tfBits]
-			t.post = append(t.post, uint32(d)<<tfBits|v&tfMax)
-		}
-	}
-}
-
 // putLocked is Put. A new version that keeps the text, label and boost (a
 // use recorded, a pin) only updates the document's bookkeeping: its chunks
 // and their terms are the same.
@@ -353,16 +245,6 @@ func (ix *Index) setEntry(slot int32, e Doc, fresh bool) {
 	}
 }
 
-// hashText is the FNV-1a hash of a text.
-func hashText[T string | []byte](s T) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
 // entryTime is the time recency is measured from: the last edit, or the
 // creation.
 func entryTime(e Doc) time.Time {
@@ -389,157 +271,6 @@ func (ix *Index) addDoc(slot, chunk int32, sp chunkSpan, terms []uint32, length 
 	})
 	ix.totLen += int64(length)
 	return d
-}
-
-// chunkTerms tokenizes a chunk (and the label of its entry's kind) and
-// returns its distinct terms, packed with their frequencies, in id order,
-// and its length in terms.
-func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
-	ix.startChunk()
-	length := int32(0)
-	ix.tok.Each(text, func(term []byte, class analysis.Class, _, _ int) {
-		ix.addTerm(ix.keyID(termKey(term, class), class))
-		if class != analysis.Uni && class != analysis.Part {
-			length++
-		}
-	})
-	return ix.endChunk(label), length
-}
-
-// keyTerms is chunkTerms for a chunk tokenized ahead.
-func (ix *Index) keyTerms(keys []uint64, classes []analysis.Class, label string) []uint32 {
-	ix.startChunk()
-	for i, key := range keys {
-		ix.addTerm(ix.keyID(key, classes[i]))
-	}
-	return ix.endChunk(label)
-}
-
-func (ix *Index) startChunk() {
-	ix.stamp++
-	if ix.stamp == math.MaxInt32 {
-		clear(ix.seen)
-		ix.stamp = 1
-	}
-	ix.ids = ix.ids[:0]
-}
-
-// addTerm counts one occurrence of a term in the current chunk.
-func (ix *Index) addTerm(id int32) {
-	if int(id) >= len(ix.seen) {
-		n := max(2*len(ix.seen), int(id)+1, 1024)
-		ix.seen = append(ix.seen, make([]int32, n-len(ix.seen))...)
-		ix.at = append(ix.at, make([]int32, n-len(ix.at))...)
-	}
-	if ix.seen[id] == ix.stamp {
-		if k := ix.at[id]; ix.ids[k]&tfMax < tfMax {
-			ix.ids[k]++
-		}
-		return
-	}
-	ix.seen[id] = ix.stamp
-	ix.at[id] = int32(len(ix.ids))
-	ix.ids = append(ix.ids, uint32(id)<<tfBits|1)
-}
-
-// endChunk adds the label's terms and returns the chunk's terms in id order.
-func (ix *Index) endChunk(label string) []uint32 {
-	for _, id := range ix.labelIDs(label) {
-		ix.addTerm(id)
-	}
-	slices.Sort(ix.ids)
-	return slices.Clone(ix.ids)
-}
-
-// labelIDs returns the term ids of a kind label, tokenized once.
-func (ix *Index) labelIDs(label string) []int32 {
-	if ids, ok := ix.labels[label]; ok {
-		return ids
-	}
-	var ids []int32
-	ix.tok.Each(label, func(term []byte, class analysis.Class, _, _ int) {
-		ids = append(ids, ix.keyID(termKey(term, class), class))
-	})
-	if ix.labels == nil {
-		ix.labels = make(map[string][]int32)
-	}
-	ix.labels[label] = ids
-	return ids
-}
-
-// cjkKey packs the one or two runes of a CJK term.
-func cjkKey(term []byte) uint64 {
-	r1, n := utf8.DecodeRune(term)
-	var r2 rune
-	if n < len(term) {
-		r2, _ = utf8.DecodeRune(term[n:])
-	}
-	return uint64(r1)<<32 | uint64(r2)
-}
-
-// wordKey is the dictionary key of a word term: its 64-bit hash (never 0).
-// Two words of a vocabulary of millions share a hash with odds of about
-// one in ten million; they would then count as one term.
-func wordKey(term []byte) uint64 {
-	return hashText(term) | 1
-}
-
-// termKey is a term's dictionary key: its runes for CJK, its hash for
-// words.
-func termKey(term []byte, class analysis.Class) uint64 {
-	if class >= analysis.Bi {
-		return cjkKey(term)
-	}
-	return wordKey(term)
-}
-
-// lookup returns the id of a term, if known.
-func (ix *Index) lookup(term []byte, class analysis.Class) (int32, bool) {
-	if class >= analysis.Bi {
-		return ix.cjk.get(cjkKey(term))
-	}
-	return ix.words.get(wordKey(term))
-}
-
-// keyID returns the id of the term with this key, adding it if new.
-func (ix *Index) keyID(key uint64, class analysis.Class) int32 {
-	if class < analysis.Bi {
-		return ix.tableID(&ix.words, key, false)
-	}
-	r := key >> 32
-	if key&0xffffffff != 0 || r >= 1<<16 {
-		return ix.tableID(&ix.cjk, key, true)
-	}
-	// a CJK character of the BMP: by rune, without hashing
-	if ix.uni == nil {
-		ix.uni = make([]int32, 1<<16)
-	}
-	if id := ix.uni[r]; id > 0 {
-		return id - 1
-	}
-	id := ix.tableID(&ix.cjk, key, true)
-	ix.uni[r] = id + 1
-	return id
-}
-
-// tableID looks a key up in a dictionary table, adding the term if new.
-func (ix *Index) tableID(table *keyTable, key uint64, cjk bool) int32 {
-	if id, ok := table.get(key); ok {
-		return id
-	}
-	id := reuse(&ix.freeTerms, &ix.terms)
-	h := key // a word's key is its hash
-	if cjk {
-		var b [8]byte
-		n := utf8.EncodeRune(b[:], rune(key>>32))
-		if r2 := rune(key & 0xffffffff); r2 != 0 {
-			n += utf8.EncodeRune(b[n:], r2)
-		}
-		h = hashText(b[:n])
-	}
-	ix.terms[id].hash = h
-	table.put(key, id)
-	return id
 }
 
 // Delete removes an entry. Removing an entry that is not indexed does
@@ -646,55 +377,6 @@ func (ix *Index) compact() {
 	}
 	ix.dead = 0
 	ix.uni, ix.labels = nil, nil // freed ids may be reused
-}
-
-// joinGroup puts a slot (its entry set) in its creation group, in order.
-func (ix *Index) joinGroup(slot int32) {
-	key := ix.slots[slot].group
-	g := ix.groups[key]
-	i, _ := slices.BinarySearchFunc(g, slot, ix.groupOrder)
-	g = slices.Insert(g, i, slot)
-	ix.groups[key] = g
-	ix.relink(g, i-1, i+2)
-}
-
-// groupOrder orders the entries of a group by creation time, then by first
-// insertion.
-func (ix *Index) groupOrder(a, b int32) int {
-	x, y := &ix.slots[a], &ix.slots[b]
-	if c := x.e.Created.Compare(y.e.Created); c != 0 {
-		return c
-	}
-	return cmp.Compare(x.seq, y.seq)
-}
-
-// leaveGroup takes a slot out of its creation group.
-func (ix *Index) leaveGroup(slot int32) {
-	key := ix.slots[slot].group
-	g := ix.groups[key]
-	if i := slices.Index(g, slot); i >= 0 {
-		g = slices.Delete(g, i, i+1)
-		ix.relink(g, i-1, i+1)
-	}
-	if len(g) == 0 {
-		delete(ix.groups, key)
-	} else {
-		ix.groups[key] = g
-	}
-}
-
-// relink sets the neighbours (near) of the slots g[from:to] that exist.
-func (ix *Index) relink(g []int32, from, to int) {
-	for i := max(from, 0); i < min(to, len(g)); i++ {
-		var near [2]int32
-		if i > 0 {
-			near[0] = g[i-1] + 1
-		}
-		if i+1 < len(g) {
-			near[1] = g[i+1] + 1
-		}
-		ix.slots[g[i]].near = near
-	}
 }
 
 // liveChunks is the number of chunks of the indexed entries.
