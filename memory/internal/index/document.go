@@ -2,8 +2,9 @@ package index
 
 import "time"
 
-// Doc is one document as the index sees it (a memory entry): its text and
-// what ranking weighs besides the text.
+// Doc is one document as the index sees it (a memory entry; the comments
+// of this package say entry and document alike): its text and what ranking
+// weighs besides the text.
 type Doc struct {
 	ID   string
 	Text string

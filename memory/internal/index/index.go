@@ -23,7 +23,7 @@ type Index struct {
 	terms     []termInfo         // by term id
 	freeTerms []int32            // ids of terms with no postings left, for reuse
 	uni       []int32            // CJK unigram term id + 1 by rune (BMP), used by Put
-	labels    map[string][]int32 // term ids of each kind label, used by Put
+	labels    map[string][]int32 // term ids of each label, used by Put
 
 	// Chunks ("documents" to BM25), by doc id. A removed chunk stays in the
 	// postings with docLen -1 until the next compaction.

@@ -8,7 +8,7 @@ import (
 )
 
 // boost is the factor an entry's score is multiplied by for being pinned,
-// used, recent and of a strong kind.
+// used and recent, plus its Doc.Boost.
 func (ix *Index) boost(e *Doc, ref time.Time) float32 {
 	p := &ix.params
 	f := float32(1)

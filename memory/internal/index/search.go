@@ -17,9 +17,9 @@ package index
 //  4. Context: the entries saved in the same second as one of the 50 best,
 //     just before or after it (the turns around a matching turn, memories
 //     distilled together), receive 0.3 of its score.
-//  5. Boosts (pinned, recently used, kind), the best K with duplicate texts
-//     shown once, and, unless lifted, the cut-off: a hit must reach 0.3 of
-//     the best and either 0.15 of the query's weight or, for a specific
+//  5. Boosts (pinned, recently used, Doc.Boost), the best K with duplicate
+//     texts shown once, and, unless lifted, the cut-off: a hit must reach 0.3
+//     of the best and either 0.15 of the query's weight or, for a specific
 //     enough match, ln(1+chunks).
 
 import (

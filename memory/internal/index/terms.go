@@ -18,7 +18,7 @@ func hashText[T string | []byte](s T) uint64 {
 	return h
 }
 
-// chunkTerms tokenizes a chunk (and the label of its entry's kind) and
+// chunkTerms tokenizes a chunk (and its entry's label) and
 // returns its distinct terms, packed with their frequencies, in id order,
 // and its length in terms.
 func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
@@ -78,7 +78,7 @@ func (ix *Index) endChunk(label string) []uint32 {
 	return slices.Clone(ix.ids)
 }
 
-// labelIDs returns the term ids of a kind label, tokenized once.
+// labelIDs returns the term ids of a label, tokenized once.
 func (ix *Index) labelIDs(label string) []int32 {
 	if ids, ok := ix.labels[label]; ok {
 		return ids
