@@ -77,7 +77,11 @@ func recallQueries(ix *Index) [][]Hit {
 }
 
 func TestIncrementalEqualsRebuilt(t *testing.T) {
-	for seed := range uint64(6) {
+	seeds := uint64(6) // 3000 steps each: two seconds in full, two seeds with -short
+	if testing.Short() {
+		seeds = 2
+	}
+	for seed := range seeds {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 99))
 			ix := New()
