@@ -50,4 +50,13 @@
 // Store and Index methods are safe for concurrent use from any goroutine.
 // Store.Recall searches an Index the store builds on first use and keeps
 // current on every change.
+//
+// # Parts
+//
+// The engine's parts live in sub-packages with one job each, and none of
+// them imports memory: internal/analysis turns text into terms (tokenizer,
+// stemmer, stopwords, width folding), internal/index is the BM25 index and
+// search over chunks of its own Doc type, and durable keeps files safe
+// (lock, atomic write, stamps) for the store and for agent's chats and
+// config. Only memory itself may import the internal ones.
 package memory
