@@ -114,6 +114,9 @@ func (x *Index) PutAll(es []Entry) {
 		}
 		docs = append(docs, docOf(e))
 	}
+	if len(x.entries) == 0 {
+		x.entries = make(map[string]Entry, len(es))
+	}
 	for _, e := range es {
 		x.entries[e.ID] = e
 	}
