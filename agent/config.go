@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"engram/memory"
+	"engram/memory/durable"
 )
 
 // The environment variables that override the config file.
@@ -198,7 +199,7 @@ func SaveConfig(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("save config %s: %w", path, err)
 	}
-	if err := memory.WriteFileAtomic(path, append(b, '\n')); err != nil {
+	if err := durable.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("save config: %w", err)
 	}
 	return nil
