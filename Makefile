@@ -14,7 +14,7 @@ APT_PACKAGES := gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CORE_PKGS := ./agent/... ./memory/... ./cmd/engramctl/...
 
-.PHONY: deps build run test bench eval package install uninstall clean
+.PHONY: deps build run test stress bench eval package install uninstall clean
 
 ## deps: install what is missing (apt packages Fyne needs, Xvfb for headless tests, the fyne CLI in ./bin)
 deps:
@@ -34,13 +34,18 @@ build:
 run: deps build
 	./build/engram
 
-## test: vet, race tests of everything, and the core packages again without cgo
+## test: vet, race tests of everything, and the core packages again without cgo (stress tests cut short)
 test: deps
 	$(GO) vet -tags $(TAGS) ./...
-	$(GO) test -race -tags $(TAGS) ./...
+	$(GO) test -race -short -tags $(TAGS) ./...
 	CGO_ENABLED=0 $(GO) vet $(CORE_PKGS)
 	CGO_ENABLED=0 $(GO) build $(CORE_PKGS)
-	CGO_ENABLED=0 $(GO) test $(CORE_PKGS)
+	CGO_ENABLED=0 $(GO) test -short $(CORE_PKGS)
+
+## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips)
+STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt
+stress:
+	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 
 ## bench: the Go benchmarks of the engine and the agent (5 runs each; compare medians)
 bench:
