@@ -60,6 +60,17 @@ type Message struct {
 	Err      string        `json:"err,omitempty"`      // the turn failed: why
 	Stopped  bool          `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
 	Usage    *Usage        `json:"usage,omitempty"`
+	// Reasoning is the model's thinking before (and between) the parts of
+	// the answer, shown apart; it is never sent back to the model, nor to
+	// distillation or compaction. ThinkingTime is how long it took.
+	Reasoning    string        `json:"reasoning,omitempty"`
+	ThinkingTime time.Duration `json:"thinking_time,omitempty"` // nanoseconds in the file
+	// Interrupted marks an answer that broke off (the stream ended before
+	// the model finished, or went silent): Text is partial, it is not sent
+	// back to the model nor distilled, and Retry asks again.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Cut marks an answer cut at Config.MaxAnswerBytes.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // ToolRecord is one tool call of an answer and its result.
