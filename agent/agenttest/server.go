@@ -301,6 +301,12 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
+	if f.RejectStreamOptions && req.StreamOptions {
+		f.mu.Unlock()
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
+			"Unrecognized request argument supplied: stream_options")
+		return
+	}
 	var reply Reply
 	scripted := len(f.script) > 0
 	if scripted {
@@ -314,11 +320,6 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 		} else {
 			reply = Reply{Text: "Echo: " + req.LastUser()}
 		}
-	}
-	if f.RejectStreamOptions && req.StreamOptions {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"Unrecognized request argument supplied: stream_options")
-		return
 	}
 	if reply.Status > 0 {
 		if reply.RetryAfter != "" {
