@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode"
 
-	"engram/memory"
+	"engram/memory/durable"
 )
 
 // The roles of chat messages.
@@ -256,7 +256,7 @@ func (cs *chatStore) persist(c Chat, ver uint64) error {
 	if err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
-	if err := memory.WriteFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
+	if err := durable.WriteFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
 	cs.written[c.ID] = ver

@@ -14,6 +14,7 @@ import (
 
 	"engram/agent/llm"
 	"engram/memory"
+	"engram/memory/durable"
 )
 
 // The environment variables that override the config file.
@@ -232,7 +233,7 @@ func SaveConfig(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("save config %s: %w", path, err)
 	}
-	if err := memory.WriteFileAtomic(path, append(b, '\n')); err != nil {
+	if err := durable.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("save config: %w", err)
 	}
 	return nil

@@ -19,9 +19,9 @@
 // or write (a stat decides, so this is cheap), merges by ID, applies the
 // change and replaces the file atomically (temporary file in the same
 // directory, fsync, rename, fsync of the directory; mode 0600, directory
-// 0700). Goroutines, Stores and processes writing one file never lose each
-// other's entries, and a writer killed at any point leaves either the old
-// or the new file. A change that fails (bad input, full disk) changes
+// 0700; see package durable). Goroutines, Stores and processes writing one
+// file never lose each other's entries, and a writer killed at any point
+// leaves either the old or the new file. A change that fails (bad input, full disk) changes
 // nothing, in memory or on disk.
 //
 // A file that does not parse is never taken for an empty store and never
@@ -50,4 +50,13 @@
 // Store and Index methods are safe for concurrent use from any goroutine.
 // Store.Recall searches an Index the store builds on first use and keeps
 // current on every change.
+//
+// # Parts
+//
+// The engine's parts live in sub-packages with one job each, and none of
+// them imports memory: internal/analysis turns text into terms (tokenizer,
+// stemmer, stopwords, width folding), internal/index is the BM25 index and
+// search over chunks of its own Doc type, and durable keeps files safe
+// (lock, atomic write, stamps) for the store and for agent's chats and
+// config. Only memory itself may import the internal ones.
 package memory

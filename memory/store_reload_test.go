@@ -235,7 +235,10 @@ func TestStoreConcurrentUse(t *testing.T) {
 		default:
 		}
 	})
-	const n = 40
+	n := 40 // every add is an fsynced write: a second in full, a quarter with -short
+	if testing.Short() {
+		n = 10
+	}
 	var wg sync.WaitGroup
 	for w, st := range []*memory.Store{s, other} {
 		wg.Add(1)

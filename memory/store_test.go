@@ -911,7 +911,10 @@ func TestStoreConcurrentStores(t *testing.T) {
 	// processes do; every add survives.
 	path := filepath.Join(t.TempDir(), "memory.json")
 	stores := []*memory.Store{openStore(t, path, memory.Options{}), openStore(t, path, memory.Options{})}
-	const n = 60
+	n := 60 // every add is an fsynced write: a second in full, a quarter with -short
+	if testing.Short() {
+		n = 15
+	}
 	var wg sync.WaitGroup
 	for w, s := range stores {
 		for g := range 2 {

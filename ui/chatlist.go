@@ -139,15 +139,14 @@ func (l *chatList) rename(c ChatInfo) {
 				return
 			}
 			title := e.Text
-			u.bg(func() func() {
+			u.write(func() func() {
 				err := u.b.RenameChat(c.ID, title)
 				return func() {
 					if err != nil {
 						u.showError("Could not rename the chat", err)
 						return
 					}
-					c.Title = title
-					u.updateInfo(c)
+					u.changeInfo(c.ID, func(c *ChatInfo) { c.Title = title })
 				}
 			})
 		}, u.w)
@@ -164,7 +163,7 @@ func (l *chatList) remove(c ChatInfo) {
 			if !ok {
 				return
 			}
-			u.bg(func() func() {
+			u.write(func() func() {
 				err := u.b.DeleteChat(c.ID)
 				return func() {
 					if err != nil {

@@ -80,6 +80,11 @@ func (p *chatPane) sync() {
 	if p.s == nil {
 		return
 	}
+	p.setBusy(p.s.busy)
+	if len(p.views) == len(p.s.msgs) {
+		p.updateEmpty()
+		return
+	}
 	bottom := p.atBottom()
 	for i := len(p.views); i < len(p.s.msgs); i++ {
 		v := newMessageView(p.s.msgs[i], p.actions())
@@ -87,11 +92,12 @@ func (p *chatPane) sync() {
 		p.msgs.Add(v.root)
 	}
 	p.updateEmpty()
-	p.setBusy(p.s.busy)
 	p.follow(bottom)
 }
 
-// refresh redraws message m.
+// refresh redraws message m. A streaming answer may redraw 30 times a
+// second and every refresh of the scroll measures all the messages, so the
+// scroll is refreshed once.
 func (p *chatPane) refresh(m *msgState) {
 	bottom := p.atBottom()
 	p.sync()
@@ -99,14 +105,15 @@ func (p *chatPane) refresh(m *msgState) {
 		if v := p.views[i]; v.m == m {
 			if v.update() {
 				p.relayoutBody(v)
-				p.follow(bottom)
-				return
+			} else {
+				p.relayout()
 			}
-			break
+			p.toBottom(bottom)
+			return
 		}
 	}
 	p.relayout()
-	p.follow(bottom)
+	p.toBottom(bottom)
 }
 
 // relayoutBody lays out a message whose text alone changed without
@@ -147,6 +154,14 @@ func (p *chatPane) atBottom() bool {
 func (p *chatPane) follow(wasBottom bool) {
 	if wasBottom {
 		p.scroll.Refresh()
+		p.scroll.ScrollToBottom()
+	}
+}
+
+// toBottom keeps the view at the end if it was there, once the scroll was
+// refreshed.
+func (p *chatPane) toBottom(wasBottom bool) {
+	if wasBottom {
 		p.scroll.ScrollToBottom()
 	}
 }
@@ -233,7 +248,7 @@ func (p *chatPane) unqueue(s *session) {
 // startTurn sends text to the agent in chat s.
 func (p *chatPane) startTurn(s *session, text string) {
 	id, u := s.info.ID, p.u
-	u.bg(func() func() {
+	u.write(func() func() {
 		err := u.b.Send(u.ctx, id, text)
 		if err == nil {
 			return nil

@@ -23,7 +23,6 @@ import (
 // fakeBackend is an agent stand-in: chats in memory, real memory stores in a
 // temporary folder, and turns that play a script of events.
 type fakeBackend struct {
-	t      *testing.T
 	dir    string
 	events chan agent.Event
 
@@ -40,10 +39,13 @@ type fakeBackend struct {
 	now      time.Time
 	loadGate chan struct{} // when set, Chat waits for it to close
 	calls    []string      // "chat ID" when Chat returns, "send ID" when Send starts a turn
+	// writeHook, when set, makes each SetAutoRecall and SetConfig: it
+	// calls apply to write, or returns an error to fail the write.
+	writeHook func(apply func() error) error
 }
 
-func newFakeBackend(t *testing.T) *fakeBackend {
-	f := &fakeBackend{t: t, dir: t.TempDir(), events: make(chan agent.Event, 1000),
+func newFakeBackend(t testing.TB) *fakeBackend {
+	f := &fakeBackend{dir: t.TempDir(), events: make(chan agent.Event, 1000),
 		chats: map[string]*Chat{}, stores: map[string]*memory.Store{},
 		cfg: agent.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "test-model", AutoRecall: true, Distill: true,
 			RecallTopK: 5, RecallBudget: 2000},
@@ -178,8 +180,19 @@ func (f *fakeBackend) DeleteChat(id string) error {
 	return nil
 }
 
+// write makes a write through writeHook, if set.
+func (f *fakeBackend) write(apply func() error) error {
+	f.mu.Lock()
+	hook := f.writeHook
+	f.mu.Unlock()
+	if hook == nil {
+		return apply()
+	}
+	return hook(apply)
+}
+
 func (f *fakeBackend) SetAutoRecall(id string, on bool) error {
-	return f.with(id, func(c *Chat) { c.AutoRecall = on })
+	return f.write(func() error { return f.with(id, func(c *Chat) { c.AutoRecall = on }) })
 }
 
 func (f *fakeBackend) SetProject(id, dir string) error {
@@ -219,10 +232,12 @@ func (f *fakeBackend) Config() agent.Config {
 }
 
 func (f *fakeBackend) SetConfig(c agent.Config) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cfg = c
-	return nil
+	return f.write(func() error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.cfg = c
+		return nil
+	})
 }
 
 func (f *fakeBackend) Models(context.Context) ([]string, error) {
@@ -261,25 +276,36 @@ func (f *fakeBackend) sentMessages() []string {
 // queued and run on the test goroutine by settle and waitFor, so the test
 // and the UI never touch widgets at the same time.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	w     fyne.Window
-	fb    *fakeBackend
+	fb    *fakeBackend // nil on the real agent (newAgentHarness)
 	u     *UI
 	mu    sync.Mutex
 	queue []func()
 	ready chan struct{}
 }
 
-func newHarness(t *testing.T, prepare func(fb *fakeBackend)) *harness {
+// newHarness runs a UI on a fake backend, which prepare may fill first.
+func newHarness(t testing.TB, prepare func(fb *fakeBackend)) *harness {
 	t.Helper()
 	test.NewTempApp(t)
-	h := &harness{t: t, fb: newFakeBackend(t), ready: make(chan struct{}, 1)}
+	fb := newFakeBackend(t)
 	if prepare != nil {
-		prepare(h.fb)
+		prepare(fb)
 	}
+	h := startHarness(t, fb)
+	h.fb = fb
+	return h
+}
+
+// startHarness runs a UI on b until the test ends; the UI is closed before
+// the cleanups registered earlier run (the backend's own).
+func startHarness(t testing.TB, b Backend) *harness {
+	t.Helper()
+	h := &harness{t: t, ready: make(chan struct{}, 1)}
 	h.w = test.NewWindow(nil)
 	h.w.Resize(fyne.NewSize(1200, 760))
-	h.u = New(h.w, h.fb, Options{Do: h.enqueue})
+	h.u = New(h.w, b, Options{Do: h.enqueue})
 	h.u.Start()
 	t.Cleanup(func() {
 		h.u.cancel()

@@ -20,7 +20,8 @@ import (
 )
 
 // memStore is what the inspector needs of a memory store; *memory.Store
-// satisfies it. Its writing methods are called off the UI goroutine.
+// satisfies it. Its methods are called off the UI goroutine, the writing
+// ones through UI.write.
 type memStore interface {
 	Path() string
 	Err() error
@@ -458,7 +459,7 @@ func (i *inspector) remove(e memory.Entry) {
 	if st == nil {
 		return
 	}
-	i.u.bg(func() func() {
+	i.u.write(func() func() {
 		err := st.Remove(e.ID)
 		return func() {
 			if err != nil {
@@ -484,7 +485,7 @@ func (i *inspector) undo() {
 	i.undoBox.Hide()
 	i.relayout()
 	i.undoID, i.undoStore = "", nil
-	i.u.bg(func() func() {
+	i.u.write(func() func() {
 		err := st.Restore(id)
 		return func() {
 			if err != nil {
@@ -599,7 +600,7 @@ func (ed *memEditor) save() {
 	kind := memory.Kind(ed.kind.Selected)
 	pinned := ed.pinned.Checked
 	id := ed.id
-	i.u.bg(func() func() {
+	i.u.write(func() func() {
 		var err error
 		if id == "" {
 			_, _, err = st.Add(memory.Entry{Kind: kind, Text: text, Source: memory.SourceUser, Pinned: pinned})

@@ -23,7 +23,8 @@ type session struct {
 	msgs   []*msgState
 	loaded bool
 	busy   bool
-	queued string // a message sent before msgs loaded, sent once they have
+	queued string            // a message sent before msgs loaded, sent once they have
+	recall pendingSave[bool] // the saves of info.AutoRecall
 }
 
 // msgState is a message plus what only the window tracks about it.

@@ -157,17 +157,25 @@ func (u *UI) openSettings() {
 	})
 }
 
-// saveConfig applies and saves c in the background.
+// saveConfig applies c and saves it in the background. A failed save is
+// undone unless a later one was asked for.
 func (u *UI) saveConfig(c agent.Config) {
 	old := u.cfg
+	u.cfgSave.start(old)
 	u.cfg = c
 	u.bar.setConfig(c)
-	u.bg(func() func() {
+	u.write(func() func() {
 		err := u.b.SetConfig(c)
 		return func() {
+			back, undo := u.cfgSave.end(c, err)
 			if err != nil {
-				u.cfg = old
-				u.bar.setConfig(old)
+				if undo {
+					u.cfg = back
+					u.bar.setConfig(back)
+					if back.BaseURL != c.BaseURL || back.APIKey != c.APIKey {
+						u.bar.loadModels()
+					}
+				}
 				u.showError("Could not save the settings", err)
 				return
 			}

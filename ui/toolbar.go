@@ -121,19 +121,21 @@ func (t *toolbar) recallChanged(on bool) {
 	if t.showing || s == nil || s.info.AutoRecall == on {
 		return
 	}
-	info := s.info
-	info.AutoRecall = on
-	u.updateInfo(info)
-	u.bg(func() func() {
-		err := u.b.SetAutoRecall(info.ID, on)
-		if err == nil {
-			return nil
-		}
+	id := s.info.ID
+	s.recall.start(s.info.AutoRecall)
+	u.changeInfo(id, func(c *ChatInfo) { c.AutoRecall = on })
+	u.write(func() func() {
+		err := u.b.SetAutoRecall(id, on)
 		return func() {
-			info.AutoRecall = !on
-			u.updateInfo(info)
-			if u.current == info.ID {
-				t.showChat(info)
+			back, undo := s.recall.end(on, err)
+			if err == nil {
+				return
+			}
+			if undo {
+				info := u.changeInfo(id, func(c *ChatInfo) { c.AutoRecall = back })
+				if u.current == id {
+					t.showChat(info)
+				}
 			}
 			u.showError("Could not change auto-recall", err)
 		}
@@ -231,9 +233,9 @@ func (u *UI) pinProject(dir string) {
 	if s == nil {
 		return
 	}
-	info := s.info
-	u.bg(func() func() {
-		err := u.b.SetProject(info.ID, dir)
+	id := s.info.ID
+	u.write(func() func() {
+		err := u.b.SetProject(id, dir)
 		recent := u.b.RecentProjects()
 		return func() {
 			if err != nil {
@@ -244,9 +246,8 @@ func (u *UI) pinProject(dir string) {
 			if dir != "" && !slices.Contains(u.recent, dir) {
 				u.recent = append([]string{dir}, u.recent...)
 			}
-			info.Project = dir
-			u.updateInfo(info)
-			if u.current == info.ID {
+			info := u.changeInfo(id, func(c *ChatInfo) { c.Project = dir })
+			if u.current == id {
 				u.bar.showChat(info)
 				u.insp.setProject(dir)
 				if dir != "" {

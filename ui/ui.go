@@ -3,14 +3,21 @@
 // settings dialog.
 //
 // Threading: every method of UI and of its parts runs on the Fyne UI
-// goroutine (widget callbacks, or functions passed to fyne.Do). Work that
-// touches disk or network — Backend calls other than Events, Config, Chats
-// and RecentProjects, and every memory store call that writes — runs on a
-// goroutine started by bg, which hands its result back through fyne.Do. One
-// pump goroutine reads the agent's events, merges streamed deltas so the
-// answer is redrawn at most ~30 times a second (the final text is always
-// applied, before the event that follows it), and applies them through
-// fyne.Do.
+// goroutine (widget callbacks, or functions passed to fyne.Do). Backend and
+// memory store calls never run there. Those that change something (sends,
+// cancels, chats, settings, memories), and the reads of the chats whose
+// result replaces what the window shows, go through one worker goroutine
+// (write), one after the other in the order they were asked for: so the
+// last change a person made is the last one saved, and a read sees the
+// changes asked for before it. Reads that change nothing (a store's list or
+// search, the models, AGENTS.md) run on goroutines of their own (bg). Both
+// hand their result back through fyne.Do, the worker's in order; nothing is
+// handed back once Close began, but the changes already queued are still
+// made. A change shown before it is saved is undone when its save fails,
+// unless a later change of the same thing was made (pendingSave). One pump
+// goroutine reads the agent's events, merges streamed deltas so the answer
+// is redrawn at most ~30 times a second (the final text is always applied,
+// before the event that follows it), and applies them through fyne.Do.
 //
 // A chat's messages are loaded once, when it is first shown; a message sent
 // before they have loaded waits for them. So a turn only ever runs in a
@@ -47,12 +54,14 @@ type UI struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	pumpWG sync.WaitGroup // the event pump
-	work   sync.WaitGroup // background calls started by bg
+	writes *worker        // runs the calls started by write, in order
+	work   sync.WaitGroup // calls started by bg and write, until handed back
 
 	chats    []ChatInfo
 	sessions map[string]*session
 	current  string
 	cfg      agent.Config
+	cfgSave  pendingSave[agent.Config]
 	recent   []string
 
 	list *chatList
@@ -79,13 +88,15 @@ type Options struct {
 }
 
 // New builds the window's content for backend b and sets it on w. Call
-// Start to load the chats and follow the agent's events.
+// Start to load the chats and follow the agent's events, and Close when the
+// window is gone.
 func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
 	}
 	u := &UI{w: w, b: b, do: opts.Do, home: opts.Home, sessions: map[string]*session{}, inspectorOpen: true}
 	u.ctx, u.cancel = context.WithCancel(context.Background())
+	u.writes = newWorker()
 	u.list = newChatList(u)
 	u.pane = newChatPane(u)
 	u.bar = newToolbar(u)
@@ -131,7 +142,7 @@ func (u *UI) Start() {
 		}
 	}()
 	u.insp.setScope(agent.ScopeGlobal)
-	u.bg(func() func() {
+	u.write(func() func() {
 		chats := u.b.Chats()
 		var err error
 		if len(chats) == 0 {
@@ -158,26 +169,51 @@ func (u *UI) Start() {
 	u.bar.loadModels()
 }
 
-// Close stops the event pump and waits for background work.
+// Close stops the event pump, makes the changes still queued and waits for
+// the background calls.
 func (u *UI) Close() {
 	u.cancel()
 	u.pumpWG.Wait()
+	u.writes.close()
 	u.work.Wait()
 }
 
 // unconfigured reports whether no endpoint or model has been set.
 func unconfigured(c agent.Config) bool { return c.BaseURL == "" || c.Model == "" }
 
-// bg runs work off the UI goroutine; the function it returns, if any, is
-// then run on the UI goroutine.
+// bg runs work, which must change nothing, on a goroutine of its own; the
+// function it returns, if any, is then run on the UI goroutine.
 func (u *UI) bg(work func() func()) {
 	u.work.Add(1)
 	go func() {
 		defer u.work.Done()
-		if apply := work(); apply != nil {
-			u.do(apply)
-		}
+		u.handBack(work())
 	}()
+}
+
+// write queues work on the worker, after the work queued before it; the
+// function it returns, if any, is then run on the UI goroutine, after those
+// of the work before it.
+func (u *UI) write(work func() func()) {
+	u.work.Add(1)
+	if !u.writes.add(func() {
+		defer u.work.Done()
+		u.handBack(work())
+	}) {
+		u.work.Done()
+	}
+}
+
+// handBack runs apply on the UI goroutine unless the UI is closing.
+func (u *UI) handBack(apply func()) {
+	if apply == nil {
+		return
+	}
+	u.do(func() {
+		if u.ctx.Err() == nil {
+			apply()
+		}
+	})
 }
 
 // pump hands the agent's events to apply on the UI goroutine (through do)
@@ -376,7 +412,7 @@ func (u *UI) setChats(chats []ChatInfo) {
 
 // refreshChats reloads the chat list (titles and order change after turns).
 func (u *UI) refreshChats() {
-	u.bg(func() func() {
+	u.write(func() func() {
 		chats := u.b.Chats()
 		return func() { u.setChats(chats) }
 	})
@@ -411,7 +447,7 @@ func (u *UI) selectChat(id string) {
 		}
 		return
 	}
-	u.bg(func() func() {
+	u.write(func() func() {
 		c, err := u.b.Chat(id)
 		return func() { u.chatLoaded(s, c, err) }
 	})
@@ -450,7 +486,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 
 // newChat creates a chat and selects it.
 func (u *UI) newChat() {
-	u.bg(func() func() {
+	u.write(func() func() {
 		c, err := u.b.NewChat()
 		return func() {
 			if err != nil {
@@ -464,15 +500,23 @@ func (u *UI) newChat() {
 	})
 }
 
-// updateInfo records a change to a chat's info made from the window.
-func (u *UI) updateInfo(c ChatInfo) {
+// changeInfo changes what the window knows of chat id with fn and returns
+// the result. fn sets only the fields of its change, so that changes saved
+// at different times do not put back each other's old values.
+func (u *UI) changeInfo(id string, fn func(c *ChatInfo)) ChatInfo {
+	var out ChatInfo
 	for i := range u.chats {
-		if u.chats[i].ID == c.ID {
-			u.chats[i] = c
+		if u.chats[i].ID == id {
+			fn(&u.chats[i])
+			out = u.chats[i]
 		}
 	}
-	u.session(c.ID).info = c
+	if s, ok := u.sessions[id]; ok {
+		fn(&s.info)
+		out = s.info
+	}
 	u.list.refresh()
+	return out
 }
 
 // showError shows a failure that has no better place.
@@ -545,7 +589,7 @@ func (u *UI) stop() {
 		return
 	}
 	id := s.info.ID
-	u.bg(func() func() {
+	u.write(func() func() {
 		u.b.Cancel(id)
 		return nil
 	})

@@ -1,30 +1,30 @@
-package memory
+package analysis
 
 import (
 	"unicode"
 	"unicode/utf8"
 )
 
-// tokClass says how a term was produced; queries weigh the classes
+// Class says how a term was produced; queries weigh the classes
 // differently (a CJK unigram says less than a bigram).
-type tokClass uint8
+type Class uint8
 
 const (
-	tokWord  tokClass = iota // an English/Latin word, lowercased and stemmed
-	tokWhole                 // an identifier or number kept whole (max_history_chars, 1.43.0)
-	tokPart                  // a piece of an identifier (max, history, chars)
-	tokBi                    // two adjacent CJK characters
-	tokUni                   // one CJK character inside a longer run
-	tokLone                  // a CJK character standing alone
+	Word  Class = iota // an English/Latin word, lowercased and stemmed
+	Whole              // an identifier or number kept whole (max_history_chars, 1.43.0)
+	Part               // a piece of an identifier (max, history, chars)
+	Bi                 // two adjacent CJK characters
+	Uni                // one CJK character inside a longer run
+	Lone               // a CJK character standing alone
 )
 
-// maxTermBytes caps the length of a term; longer runs are cut at a rune
+// MaxTermBytes caps the length of a term; longer runs are cut at a rune
 // boundary.
-const maxTermBytes = 64
+const MaxTermBytes = 64
 
-// tokenizer turns text into index terms. Its buffers are reused between
-// calls, so one tokenizer must not be used by two goroutines at once.
-type tokenizer struct {
+// Tokenizer turns text into index terms. Its buffers are reused between
+// calls, so one Tokenizer must not be used by two goroutines at once.
+type Tokenizer struct {
 	buf   []byte
 	part  []byte
 	cuts  []int
@@ -36,9 +36,9 @@ type cjkRune struct {
 	start, end int
 }
 
-// emitFunc receives each term (valid only during the call), its class and
+// EmitFunc receives each term (valid only during the call), its class and
 // the byte span of its surface form in the text.
-type emitFunc func(term []byte, class tokClass, start, end int)
+type EmitFunc func(term []byte, class Class, start, end int)
 
 // Tokenize splits text into the terms the index uses: English and other Latin
 // words lowercased, stopwords dropped and stemmed; identifiers and numbers
@@ -47,9 +47,9 @@ type emitFunc func(term []byte, class tokClass, start, end int)
 // case); runs of CJK characters as overlapping bigrams plus their single
 // characters (a lone character is kept as it is).
 func Tokenize(text string) []string {
-	var t tokenizer
+	var t Tokenizer
 	var out []string
-	t.each(text, func(term []byte, _ tokClass, _, _ int) { out = append(out, string(term)) })
+	t.Each(text, func(term []byte, _ Class, _, _ int) { out = append(out, string(term)) })
 	return out
 }
 
@@ -74,8 +74,8 @@ func isJoiner(r rune) bool {
 	return r == '\'' || r == '’' || r == '.' || r == '-'
 }
 
-// each calls fn for every term of text, in order.
-func (t *tokenizer) each(text string, fn emitFunc) {
+// Each calls fn for every term of text, in order.
+func (t *Tokenizer) Each(text string, fn EmitFunc) {
 	i := 0
 	for i < len(text) {
 		r, n := decodeFolded(text[i:])
@@ -119,19 +119,19 @@ func (t *tokenizer) each(text string, fn emitFunc) {
 }
 
 // cjk emits the bigrams and unigrams of the run in t.runes.
-func (t *tokenizer) cjk(text string, fn emitFunc) {
+func (t *Tokenizer) cjk(text string, fn EmitFunc) {
 	rs := t.runes
 	if len(rs) == 1 {
 		if _, stop := chineseStopUni[rs[0].r]; !stop {
 			t.buf = append(t.buf[:0], text[rs[0].start:rs[0].end]...)
-			fn(t.buf, tokLone, rs[0].start, rs[0].end)
+			fn(t.buf, Lone, rs[0].start, rs[0].end)
 		}
 		return
 	}
 	for i, c := range rs {
 		if _, stop := chineseStopUni[c.r]; !stop {
 			t.buf = append(t.buf[:0], text[c.start:c.end]...)
-			fn(t.buf, tokUni, c.start, c.end)
+			fn(t.buf, Uni, c.start, c.end)
 		}
 		if i+1 < len(rs) {
 			n := rs[i+1]
@@ -140,14 +140,14 @@ func (t *tokenizer) cjk(text string, fn emitFunc) {
 			}
 			if _, stop := chineseStopBi[uint64(c.r)<<32|uint64(n.r)]; !stop {
 				t.buf = append(t.buf[:0], text[c.start:n.end]...)
-				fn(t.buf, tokBi, c.start, n.end)
+				fn(t.buf, Bi, c.start, n.end)
 			}
 		}
 	}
 }
 
 // word handles one run of word runes and joiners, text[start:end].
-func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
+func (t *Tokenizer) word(text string, start, end int, fn EmitFunc) {
 	w := text[start:end]
 	// Drop a possessive 's and note what kind of run this is.
 	if n := len(w); n > 2 && (w[n-2] == '\'' && (w[n-1] == 's' || w[n-1] == 'S')) {
@@ -196,24 +196,24 @@ func (t *tokenizer) word(text string, start, end int, fn emitFunc) {
 		off += n
 	}
 	if !compound {
-		t.emitWord(w, start, start+len(w), tokWord, fn)
+		t.emitWord(w, start, start+len(w), Word, fn)
 		return
 	}
 	// The whole identifier, lowercased, unstemmed.
 	t.buf, _ = lowerInto(t.buf[:0], w)
 	if len(t.buf) > 1 {
-		fn(clip(t.buf), tokWhole, start, start+len(w))
+		fn(clip(t.buf), Whole, start, start+len(w))
 	}
 	// Its parts.
 	from := 0
 	for c := 0; c+1 < len(t.cuts); c += 2 {
 		if t.cuts[c] > from {
-			t.emitWord(w[from:t.cuts[c]], start+from, start+t.cuts[c], tokPart, fn)
+			t.emitWord(w[from:t.cuts[c]], start+from, start+t.cuts[c], Part, fn)
 		}
 		from = t.cuts[c+1]
 	}
 	if from < len(w) {
-		t.emitWord(w[from:], start+from, start+len(w), tokPart, fn)
+		t.emitWord(w[from:], start+from, start+len(w), Part, fn)
 	}
 }
 
@@ -228,7 +228,7 @@ func followsCapitals(w string, at int) bool {
 }
 
 // emitWord lowercases, drops stopwords and stems a simple word.
-func (t *tokenizer) emitWord(w string, start, end int, class tokClass, fn emitFunc) {
+func (t *Tokenizer) emitWord(w string, start, end int, class Class, fn EmitFunc) {
 	b, ascii := lowerInto(t.part[:0], w)
 	t.part = b
 	if len(b) == 0 {
@@ -280,21 +280,21 @@ func lowerInto(b []byte, s string) (_ []byte, ascii bool) {
 }
 
 // decodeFolded decodes the first rune of s, with full-width ASCII folded to
-// half width (foldWidth): "Ｐｙｔｈｏｎ３．１２" reads as "Python3.12".
+// half width (FoldWidth): "Ｐｙｔｈｏｎ３．１２" reads as "Python3.12".
 func decodeFolded(s string) (rune, int) {
 	if s[0] < utf8.RuneSelf {
 		return rune(s[0]), 1
 	}
 	r, n := utf8.DecodeRuneInString(s)
-	return foldWidth(r), n
+	return FoldWidth(r), n
 }
 
-// clip cuts a term to maxTermBytes at a rune boundary.
+// clip cuts a term to MaxTermBytes at a rune boundary.
 func clip(b []byte) []byte {
-	if len(b) <= maxTermBytes {
+	if len(b) <= MaxTermBytes {
 		return b
 	}
-	n := maxTermBytes
+	n := MaxTermBytes
 	for n > 0 && !utf8.RuneStart(b[n]) {
 		n--
 	}

@@ -1,4 +1,4 @@
-package memory
+package analysis
 
 import (
 	"slices"
@@ -46,9 +46,9 @@ func TestTokenize(t *testing.T) {
 
 func TestTokenizeSpans(t *testing.T) {
 	text := "Set MAX_HISTORY_CHARS 在配置里"
-	var tk tokenizer
+	var tk Tokenizer
 	var surfaces []string
-	tk.each(text, func(_ []byte, _ tokClass, start, end int) {
+	tk.Each(text, func(_ []byte, _ Class, start, end int) {
 		surfaces = append(surfaces, text[start:end])
 	})
 	want := []string{"Set", "MAX_HISTORY_CHARS", "MAX", "HISTORY", "CHARS", "配", "配置", "置", "置里"}
@@ -95,12 +95,12 @@ func FuzzTokenize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		var tk tokenizer
-		tk.each(text, func(term []byte, class tokClass, start, end int) {
+		var tk Tokenizer
+		tk.Each(text, func(term []byte, class Class, start, end int) {
 			if len(term) == 0 {
 				t.Fatalf("empty term from %q", text)
 			}
-			if len(term) > maxTermBytes {
+			if len(term) > MaxTermBytes {
 				t.Fatalf("term of %d bytes from %q", len(term), text)
 			}
 			if !utf8.Valid(term) {

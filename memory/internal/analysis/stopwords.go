@@ -1,4 +1,4 @@
-package memory
+package analysis
 
 // englishStop lists English function words and conversational fillers that
 // carry no topic. They are dropped from documents and queries alike; words are

@@ -1,18 +1,18 @@
-package memory_test
+package durable_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"engram/memory"
+	"engram/memory/durable"
 )
 
 func TestWriteFileAtomic(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not", "yet")
 	path := filepath.Join(dir, "chat.json")
 	for _, content := range []string{"first\n", "second, longer than the first\n"} {
-		if err := memory.WriteFileAtomic(path, []byte(content)); err != nil {
+		if err := durable.WriteFileAtomic(path, []byte(content)); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(path)
@@ -29,7 +29,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	if names, _ := os.ReadDir(dir); len(names) != 1 {
 		t.Errorf("temporary files left behind: %v", names)
 	}
-	if err := memory.WriteFileAtomic(filepath.Join(path, "under-a-file"), nil); err == nil {
+	if err := durable.WriteFileAtomic(filepath.Join(path, "under-a-file"), nil); err == nil {
 		t.Error("writing under a regular file succeeded")
 	}
 }

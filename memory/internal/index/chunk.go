@@ -1,4 +1,4 @@
-package memory
+package index
 
 import "unicode/utf8"
 

@@ -1,4 +1,4 @@
-package memory
+package analysis
 
 // stem reduces a lowercase ASCII English word to its stem in place and
 // returns the stem: first common irregular forms are mapped to their base
@@ -53,7 +53,7 @@ var irregular = map[string]string{
 	"mice": "mouse", "geese": "goose", "better": "good", "best": "good", "worse": "bad", "worst": "bad",
 }
 
-// lexeme is what the tokenizer knows of a word: a stopword, or the base of
+// lexeme is what the Tokenizer knows of a word: a stopword, or the base of
 // an irregular form.
 type lexeme struct {
 	stop bool
