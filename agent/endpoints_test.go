@@ -60,10 +60,11 @@ func TestReasoningKeptApartAndNeverSentBack(t *testing.T) {
 				t.Errorf("the chat file lacks the reasoning (%v):\n%s", err, b)
 			}
 			h.a.Wait() // distillation
-			h.turn(id, "thanks, and what about imports?")
+			h.turn(id, "thanks, and what about imports? Tell me how goimports groups them.")
+			h.a.Wait()
 			reqs := h.srv.Requests()
-			if len(reqs) != 3 {
-				t.Fatalf("%d requests, want answer, distillation, answer", len(reqs))
+			if len(reqs) != 4 {
+				t.Fatalf("%d requests, want answer, distillation, answer, distillation", len(reqs))
 			}
 			for i, r := range reqs[1:] {
 				if strings.Contains(string(r.Body), "gofmt; they like") || strings.Contains(string(r.Body), "think>") {

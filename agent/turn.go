@@ -13,6 +13,7 @@ import (
 // turnState is what one turn accumulates.
 type turnState struct {
 	chatID    string
+	userID    string // the ID of the user message answered
 	project   *projectState
 	hits      []RecalledHit
 	answer    strings.Builder
@@ -46,6 +47,9 @@ func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 	if err != nil {
 		a.finishTurn(chatID, Usage{}, err, false)
 		return
+	}
+	if u := lastUser(chat.Messages); u >= 0 {
+		ts.userID = chat.Messages[u].ID
 	}
 	// The file write goes on beside recall and the request; the answer's
 	// write at the end of the turn never loses to it, and endTurn reports
@@ -92,7 +96,7 @@ func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 // endTurn saves the answer (complete, partial or failed) and reports the
 // end of the turn; after a completed turn it starts distillation.
 func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user string, err error) {
-	msg := Message{Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
+	msg := Message{ReplyTo: ts.userID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
 		Tools: ts.tools, Reasoning: ts.reasoning.String(), ThinkingTime: ts.thinking, Cut: ts.cut}
 	if ts.usage != (Usage{}) {
 		u := ts.usage
