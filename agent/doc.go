@@ -51,9 +51,9 @@
 // delta (DeepSeek, vLLM), or a reasoning delta (LM Studio, Ollama for
 // gpt-oss). The reasoning is streamed as ReasoningDelta events, saved as
 // the answer's Message.Reasoning with its ThinkingTime, and never sent
-// back to the model, to distillation or to compaction, with one exception
-// DeepSeek's API requires: within a turn, the follow-up requests after a
-// tool call carry that call's reasoning_content.
+// back to the model, to distillation or to compaction, with the one
+// exception DeepSeek's API requires: within a turn, the follow-up requests
+// after a tool call carry that call's reasoning_content.
 //
 // # Streams that break
 //

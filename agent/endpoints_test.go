@@ -367,3 +367,20 @@ func TestPlainTextAnswerToToolsAndRefusedStreamOptions(t *testing.T) {
 		t.Errorf("%d requests", len(reqs))
 	}
 }
+
+// TestReasoningModelDistills: a reasoning model's distillation answer
+// thinks first; only the answer after the thinking is parsed.
+func TestReasoningModelDistills(t *testing.T) {
+	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
+	h.srv.Push(agenttest.Reply{Text: "<think>A greeting with a fact.</think>Nice to meet you."},
+		agenttest.Reply{Text: `<think>The user gave their city: a fact. [not this]</think>` +
+			`[{"kind":"fact","text":"The user lives in Lyon."}]`})
+	id := h.newChat()
+	if log := h.turn(id, "Hello, I am Ana and I live in Lyon."); log.done.Err != nil {
+		t.Fatal(log.done.Err)
+	}
+	saved := h.next(func(e agent.Event) bool { _, ok := e.(agent.MemoriesSaved); return ok }).(agent.MemoriesSaved)
+	if saved.Err != nil || len(saved.Entries) != 1 || saved.Entries[0].Text != "The user lives in Lyon." {
+		t.Errorf("saved %+v", saved)
+	}
+}

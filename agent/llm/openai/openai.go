@@ -31,6 +31,10 @@ import (
 	"engram/agent/llm"
 )
 
+// maxKeepAlives is how many lines that carry no data (SSE comments, blank
+// lines) a stream may send in a row.
+const maxKeepAlives = 100000
+
 // Client is the Completer of one endpoint.
 type Client struct {
 	c  *goopenai.Client
@@ -51,6 +55,9 @@ func New(ep llm.Endpoint, httpClient *http.Client) *Client {
 		httpClient = defaultHTTPClient
 	}
 	cfg.HTTPClient = withTransport(httpClient)
+	// Keep-alive comments while a model thinks are not "empty messages"
+	// to give up on (go-openai's default allows 300 in a row).
+	cfg.EmptyMessagesLimit = maxKeepAlives
 	return &Client{c: goopenai.NewClientWithConfig(cfg), ep: ep}
 }
 
@@ -106,10 +113,10 @@ func (o *Client) complete(ctx context.Context, req llm.Request, withOptions bool
 	}
 	reply := d.finish()
 	switch {
-	case reply.Cut || reply.Finish != "" && d.any:
-	case !d.any && reply.Finish == "":
+	case reply.Cut || reply.Finish != "":
+	case !d.any:
 		return reply, fmt.Errorf("chat completion stream: %w", llm.ErrEmpty)
-	case reply.Finish == "" && !w.sawDone():
+	case !w.sawDone():
 		return reply, fmt.Errorf("chat completion stream: %w", llm.ErrInterrupted)
 	}
 	return reply, nil

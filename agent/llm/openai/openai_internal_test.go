@@ -102,3 +102,32 @@ func TestWatchSeesDone(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecoder feeds arbitrary chunks to the stream decoder: it never
+// panics, the deltas add up to the reply, and the size limit holds.
+func FuzzDecoder(f *testing.F) {
+	f.Add(`{"choices":[{"index":0,"delta":{"content":"<think>a</think>b"}}]}`,
+		`{"choices":[{"delta":{"reasoning":"r","tool_calls":[{"function":{"name":"n","arguments":{"a":1}}}]},"finish_reason":"stop"}]}`, 8)
+	f.Add(`{"choices":[{"delta":{"reasoning_content":"x"}}],"usage":{"prompt_tokens":3}}`, `not json`, 0)
+	f.Add(`{"choices":[{"delta":{"content":null,"tool_calls":[{"index":0,"id":"c","function":{"arguments":"{"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]}}]}`, 3)
+	f.Fuzz(func(t *testing.T, a, b string, max int) {
+		if max < 0 {
+			max = -max
+		}
+		var text, reasoning strings.Builder
+		d := &decoder{max: max % 64, onDelta: func(dl llm.Delta) {
+			text.WriteString(dl.Text)
+			reasoning.WriteString(dl.Reasoning)
+		}}
+		_ = d.chunk([]byte(a))
+		_ = d.chunk([]byte(b))
+		r := d.finish()
+		if r.Text != text.String() || r.Reasoning != reasoning.String() {
+			t.Fatalf("reply %q/%q, deltas %q/%q", r.Text, r.Reasoning, text.String(), reasoning.String())
+		}
+		if d.max > 0 && len(r.Text)+len(r.Reasoning) > d.max {
+			t.Fatalf("%d bytes over a limit of %d", len(r.Text)+len(r.Reasoning), d.max)
+		}
+	})
+}
