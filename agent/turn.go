@@ -73,10 +73,13 @@ func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 		ts.project = p
 	}
 	if chat.AutoRecall {
-		if retry { // recall as the first time, the message last
-			chat.Messages = chat.Messages[:lastUser(chat.Messages)+1]
+		// A copy: chat is being written to its file meanwhile. A retry
+		// recalls as the first time did, with the message last.
+		asked := chat
+		if retry {
+			asked.Messages = chat.Messages[:lastUser(chat.Messages)+1]
 		}
-		ts.hits = a.recall(chat, text, ts.project, cfg)
+		ts.hits = a.recall(asked, text, ts.project, cfg)
 		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits})
 	} else {
 		a.emit(RecallDone{ChatID: chatID, Skipped: true})

@@ -72,18 +72,15 @@ func TestFourProcessesOnOneChat(t *testing.T) {
 		0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := e.run(t, "chat", "the first turn")
-	m := chatIDLine.FindStringSubmatch(errOut)
-	if code != exitOK || m == nil {
-		t.Fatalf("exit %d:\n%s", code, errOut)
-	}
-	id := m[1]
 	// The answers wait until all four questions have arrived, so the
 	// processes really overlap.
 	release := make(chan struct{})
 	var mu sync.Mutex
 	arrived := 0
 	e.srv.Respond = func(r agenttest.Request) agenttest.Reply {
+		if !strings.HasPrefix(r.LastUser(), "question ") {
+			return agenttest.Reply{Text: "Echo: " + r.LastUser()}
+		}
 		mu.Lock()
 		arrived++
 		if arrived == 4 {
@@ -92,6 +89,12 @@ func TestFourProcessesOnOneChat(t *testing.T) {
 		mu.Unlock()
 		return agenttest.Reply{Text: "Answer to " + r.LastUser(), Hold: release}
 	}
+	code, _, errOut := e.run(t, "chat", "the first turn")
+	m := chatIDLine.FindStringSubmatch(errOut)
+	if code != exitOK || m == nil {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	id := m[1]
 	var env []string
 	for k, v := range e.vars {
 		env = append(env, k+"="+v)
