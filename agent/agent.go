@@ -448,7 +448,7 @@ func (a *Agent) Retry(ctx context.Context, chatID string) error {
 		return fmt.Errorf("retry: %w", err)
 	}
 	n, u := len(c.Messages), lastUser(c.Messages)
-	if u < 0 || u < n-2 || u == n-2 && !failed(c.Messages[n-1]) {
+	if u < 0 || u < n-1 && !failed(c.Messages[n-1]) {
 		return errors.New("retry: the chat's last answer did not fail")
 	}
 	return a.start(ctx, "retry", chatID, c.Messages[u].Text, true)

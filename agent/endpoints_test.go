@@ -149,6 +149,13 @@ func TestInterruptedStreamIsKeptMarkedAndRetried(t *testing.T) {
 		t.Errorf("saved answer %+v (streamed %q)", ans, log.text())
 	}
 
+	h.srv.Push(agenttest.Reply{Empty: true}) // the first retry fails too
+	if err := h.a.Retry(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if log := h.until(id); !errors.Is(log.done.Err, &agent.Error{Code: agent.CodeBadResponse}) {
+		t.Fatalf("first retry: %v", log.done.Err)
+	}
 	h.srv.Push(agenttest.Reply{Text: "The whole answer."}, agenttest.Reply{Text: "[]"})
 	if err := h.a.Retry(context.Background(), id); err != nil {
 		t.Fatal(err)
@@ -158,18 +165,19 @@ func TestInterruptedStreamIsKeptMarkedAndRetried(t *testing.T) {
 	}
 	h.a.Wait()
 	reqs := h.srv.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d requests, want answer, retry, distillation", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want answer, two retries, distillation", len(reqs))
 	}
-	if users := countRole(reqs[1].Messages, "user"); users != 1 || countRole(reqs[1].Messages, "assistant") != 0 {
-		t.Errorf("the retry sent %+v", reqs[1].Messages)
+	if users := countRole(reqs[2].Messages, "user"); users != 1 || countRole(reqs[2].Messages, "assistant") != 0 {
+		t.Errorf("the retry sent %+v", reqs[2].Messages)
 	}
 	c, _ = h.a.Chat(id)
 	var roles []string
 	for _, m := range c.Messages {
 		roles = append(roles, m.Role)
 	}
-	if !slices.Equal(roles, []string{"user", "assistant", "assistant"}) || c.Messages[2].Text != "The whole answer." {
+	if !slices.Equal(roles, []string{"user", "assistant", "assistant", "assistant"}) ||
+		c.Messages[3].Text != "The whole answer." || c.Messages[3].ReplyTo != c.Messages[0].ID {
 		t.Errorf("chat %v", roles)
 	}
 	if err := h.a.Retry(context.Background(), id); err == nil {
