@@ -210,7 +210,14 @@ func TestEmptyAndSilentStreams(t *testing.T) {
 			"stopped sending for 50ms", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(c *agent.Config) { c.StreamIdleTimeout, c.FirstByteTimeout = 0.05, 0.05 }, nil)
+			h := newHarness(t, func(c *agent.Config) {
+				// The timeout not under test is long, so a slow machine
+				// does not trip it.
+				c.StreamIdleTimeout, c.FirstByteTimeout = 0.05, 30
+				if tc.reply.Silent {
+					c.StreamIdleTimeout, c.FirstByteTimeout = 30, 0.05
+				}
+			}, nil)
 			h.srv.Push(tc.reply)
 			id := h.newChat()
 			log := h.turn(id, "hello")
