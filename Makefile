@@ -86,7 +86,7 @@ package: package-linux package-deb package-windows
 ## package-linux: dist/Engram.tar.xz (engram, engramctl, a .desktop entry, the icon, and a Makefile to install them)
 package-linux: deps
 	mkdir -p build dist
-	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o build/package/engram ./cmd/engram
+	$(GO) build -tags $(TAGS) -trimpath -ldflags "$(LDFLAGS)" -o build/package/engram ./cmd/engram
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o build/package/engramctl ./cmd/engramctl
 	cp FyneApp.toml build/FyneApp.toml.orig
 	$(FYNE) package -os linux --release --executable build/package/engram --name Engram --icon assets/icon.png; \
@@ -155,14 +155,17 @@ uninstall:
 ## package-windows: dist/Engram-windows-amd64.zip with Engram.exe (cross-built with mingw-w64; icon, manifest and
 ## version resources from fyne package) and engramctl.exe. fyne package builds from the main package's folder and
 ## reads FyneApp.toml there, so a copy sits in cmd/engram for the build; it and the build's leftovers are removed.
+## fyne takes extra -ldflags (the version) from GOFLAGS, but drops them from GOFLAGS after its first build, and for
+## Windows it builds twice (before and after adding the resources) unless the executable exists: the empty
+## Engram.exe makes the one build it does the one with the version and the resources (fyne tools v1.7.4).
 package-windows: deps
 	rm -rf build/windows && mkdir -p build/windows dist
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o build/windows/engramctl.exe ./cmd/engramctl
 	cp FyneApp.toml cmd/engram/FyneApp.toml
-	cd cmd/engram && GOOS=windows GOARCH=amd64 CC=$(WIN_CC) GOFLAGS="$$($(GO) env GOFLAGS) -ldflags=$(VERSION_FLAG)" \
-		$(FYNE) package -os windows --release --name Engram --icon $(CURDIR)/assets/icon.png \
+	cd cmd/engram && : > Engram.exe && GOOS=windows GOARCH=amd64 CC=$(WIN_CC) GOFLAGS="$$($(GO) env GOFLAGS) -ldflags=$(VERSION_FLAG)" \
+		$(FYNE) package -os windows --release --name Engram --executable Engram.exe --icon $(CURDIR)/assets/icon.png \
 		&& mv -f Engram.exe $(CURDIR)/build/windows/Engram.exe; \
-		status=$$?; rm -f FyneApp.toml fyne.syso engram.exe Engram.exe; exit $$status
+		status=$$?; rm -f FyneApp.toml fyne.syso Engram.exe; exit $$status
 	rm -f dist/Engram-windows-amd64.zip
 	cd build/windows && zip -q -9 $(CURDIR)/dist/Engram-windows-amd64.zip Engram.exe engramctl.exe
 	@echo "dist/Engram-windows-amd64.zip: $$(unzip -Z1 dist/Engram-windows-amd64.zip | tr '\n' ' ')"
@@ -174,7 +177,7 @@ MAC_ARCH := $(shell uname -m)
 package-macos: $(FYNE)
 	@[ "$$(uname -s)" = Darwin ] || { echo "package-macos: run this on macOS: the app links against Apple's SDK" >&2; exit 1; }
 	rm -rf build/macos && mkdir -p build/macos dist
-	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o build/macos/engram ./cmd/engram
+	$(GO) build -tags $(TAGS) -trimpath -ldflags "$(LDFLAGS)" -o build/macos/engram ./cmd/engram
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o build/macos/engramctl ./cmd/engramctl
 	cp FyneApp.toml build/FyneApp.toml.orig
 	$(FYNE) package -os darwin --release --executable build/macos/engram --name Engram --icon assets/icon.png \
