@@ -572,8 +572,8 @@ func (u *UI) shortcut(s fyne.Shortcut) bool {
 	return true
 }
 
-// addShortcuts registers Ctrl+N, Ctrl+F and Esc on the window; the entries
-// pass the same shortcuts on while they have focus.
+// addShortcuts registers Ctrl+N, Ctrl+F (⌘N, ⌘F on macOS) and Esc on the
+// window; the entries pass the same shortcuts on while they have focus.
 func (u *UI) addShortcuts() {
 	c := u.w.Canvas()
 	for _, k := range []fyne.KeyName{fyne.KeyN, fyne.KeyF} {
