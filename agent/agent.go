@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -546,25 +545,6 @@ func (a *Agent) finishTurn(chatID string, usage Usage, err error) {
 func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
 	history := recentUserMessages(c.Messages, recentUserHistory)
 	return bestHits(a.stores(proj), text, history, cfg.RecallTopK, true)
-}
-
-// bestHits searches the stores and returns the best k hits of them all, by
-// score; skipPinned leaves pinned entries out.
-func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
-	var hits []RecalledHit
-	opts := memory.RecallOptions{K: k}
-	for _, ss := range stores {
-		for _, h := range ss.st.Recall(query, history, opts) {
-			if !skipPinned || !h.Entry.Pinned {
-				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
-			}
-		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	return hits
 }
 
 // recentUserMessages returns up to n user messages before the last
