@@ -90,6 +90,9 @@ type Agent struct {
 	closed   bool
 	busy     int // running turns and distillations
 	idle     *sync.Cond
+
+	pend pending // memory suggestions and forget proposals (capture.go)
+	seen seenIDs // memory IDs shown to the model, by chat (tools.go)
 }
 
 // storeState is an open memory store with its pinned entries cached.

@@ -63,10 +63,14 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Mess
 		section("Summary of the earlier conversation", c.Messages[start-1].Text)
 	}
 	fmt.Fprintf(&b, "\n\nToday's date is %s.", a.now().Format("Monday, 2006-01-02"))
+	for _, e := range pinned {
+		a.seen.add(ts.chatID, e.ID)
+	}
 	if len(ts.hits) > 0 {
 		hits := make([]memory.Hit, len(ts.hits))
 		for i, h := range ts.hits {
 			hits[i] = h.Hit
+			a.seen.add(ts.chatID, h.Entry.ID)
 		}
 		if block := memory.RenderBlock(hits, cfg.RecallBudget); block != "" {
 			b.WriteString("\n\n")

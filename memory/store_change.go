@@ -92,6 +92,9 @@ func checkNew(e Entry) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
+	if err := checkSecret(text, src); err != nil {
+		return e, err
+	}
 	if e.ID != "" && !validID(e.ID) {
 		return e, fmt.Errorf("invalid memory ID %q (want letters, digits, '-' and '_')", e.ID)
 	}
