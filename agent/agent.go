@@ -364,8 +364,15 @@ func (a *Agent) NewChat() (ChatInfo, error) {
 	return a.chats.create(a.Config().AutoRecall, "")
 }
 
-// Chat returns a chat with its messages.
-func (a *Agent) Chat(id string) (Chat, error) { return a.chats.get(id) }
+// Chat returns a chat with its messages; the memories recalled for its
+// answers are read from the stores (the chat file only refers to them).
+func (a *Agent) Chat(id string) (Chat, error) {
+	c, err := a.chats.get(id)
+	if err != nil {
+		return c, err
+	}
+	return a.resolveRecalled(c), nil
+}
 
 // RenameChat sets a chat's title.
 func (a *Agent) RenameChat(id, title string) error {

@@ -50,7 +50,7 @@ func (a *Agent) consolidateTurn(ctx context.Context, cfg Config, mode CaptureMod
 	client := a.opts.Connect(cfg.BaseURL, cfg.APIKey)
 	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
 		{Role: "system", Content: distillPrompt},
-		{Role: "user", Content: distillInput(shown, excerpt)},
+		{Role: "user", Content: distillInput(shown, user, excerpt)},
 	}}
 	reply, err := a.complete(ctx, client, req, "", nil)
 	if err != nil {

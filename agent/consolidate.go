@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"engram/memory"
@@ -89,10 +90,13 @@ func relatedLine(h RecalledHit) string {
 		memory.Confirmed(h.Entry).UTC().Format(time.DateOnly), h.Entry.Kind, h.Scope, text)
 }
 
-// distillInput is the user message of a distillation call: the related
-// memories, one a line, then the turn.
-func distillInput(hits []RecalledHit, excerpt string) string {
+// distillInput is the user message of a distillation call: the language
+// to write in, the related memories, one a line, then the turn.
+func distillInput(hits []RecalledHit, user, excerpt string) string {
 	var b strings.Builder
+	if lang := scriptLanguage(user); lang != "" {
+		fmt.Fprintf(&b, "The user wrote in %s: write the memories in %s.\n\n", lang, lang)
+	}
 	b.WriteString("Memories already kept that relate to this turn:\n")
 	if len(hits) == 0 {
 		b.WriteString("(none)\n")
@@ -104,6 +108,54 @@ func distillInput(hits []RecalledHit, excerpt string) string {
 	b.WriteString("\nThe turn:\n")
 	b.WriteString(excerpt)
 	return b.String()
+}
+
+// scriptLanguage names the language of a message written mostly in a
+// script that tells it (Chinese, Japanese, Korean, Russian, Greek, Arabic,
+// Hebrew, Thai, Hindi), or "" (Latin script and the rest: the prompt's
+// general rule to keep the user's language applies).
+func scriptLanguage(s string) string {
+	counts := map[string]int{}
+	letters := 0
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		letters++
+		switch {
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			counts["Japanese"] += 3 // kana mark Japanese even among kanji
+		case unicode.Is(unicode.Han, r):
+			counts["Chinese"]++
+		case unicode.Is(unicode.Hangul, r):
+			counts["Korean"]++
+		case unicode.Is(unicode.Cyrillic, r):
+			counts["Russian"]++
+		case unicode.Is(unicode.Greek, r):
+			counts["Greek"]++
+		case unicode.Is(unicode.Arabic, r):
+			counts["Arabic"]++
+		case unicode.Is(unicode.Hebrew, r):
+			counts["Hebrew"]++
+		case unicode.Is(unicode.Thai, r):
+			counts["Thai"]++
+		case unicode.Is(unicode.Devanagari, r):
+			counts["Hindi"]++
+		}
+	}
+	best, n := "", 0
+	for lang, c := range counts {
+		if c > n || c == n && lang < best {
+			best, n = lang, c
+		}
+	}
+	if best == "Japanese" && counts["Japanese"] > 0 {
+		return best
+	}
+	if n*2 < letters { // mostly Latin (or mixed): no hint
+		return ""
+	}
+	return best
 }
 
 // Revision is a memory replaced by a newer version (a supersede: Old stays
