@@ -24,8 +24,11 @@ func init() {
 const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
 
   list    [--all]                                 list memories (--all: history and deleted too)
-  add     [--kind K] [--pin] [--source S] TEXT... add a memory (TEXT "-" or none: read stdin)
-  edit    ID [--kind K] [--text T | TEXT...]      change a memory's text or kind
+  add     [--kind K] [--pin] [--source S] [--force] TEXT...
+                                                  add a memory (TEXT "-" or none: read stdin);
+                                                  a text that looks like a secret needs --force
+  edit    ID [--kind K] [--text T | TEXT...] [--force]
+                                                  change a memory's text or kind
   rm      ID...                                   delete memories (kept 30 days as tombstones)
   restore ID...                                   undo rm
   pin     ID...                                   always inject, never evict
@@ -300,9 +303,13 @@ func memoryAdd(r *memoryRun) func() int {
 	kind := r.flags.fs.String("kind", "fact", "preference, correction, lesson or fact (or an alias)")
 	pin := r.flags.fs.Bool("pin", false, "pin the memory")
 	source := r.flags.fs.String("source", "user", "user, tool, auto or import")
+	force := r.flags.fs.Bool("force", false, "save a text that looks like a secret")
 	return func() int {
 		text, err := r.textArg(r.args)
 		if err != nil {
+			return r.fail(err)
+		}
+		if err := confirmSecret(text, *force); err != nil {
 			return r.fail(err)
 		}
 		if code := r.open(); code != exitOK {
@@ -331,6 +338,7 @@ func memoryAdd(r *memoryRun) func() int {
 func memoryEdit(r *memoryRun) func() int {
 	kind := r.flags.fs.String("kind", "", "new kind")
 	text := r.flags.fs.String("text", "", "new text")
+	force := r.flags.fs.Bool("force", false, "save a text that looks like a secret")
 	return func() int {
 		if len(r.args) == 0 {
 			return r.usageError("missing ID")
@@ -349,6 +357,11 @@ func memoryEdit(r *memoryRun) func() int {
 		}
 		if c.Text == nil && c.Kind == nil {
 			return r.usageError("nothing to change: give a new text or --kind")
+		}
+		if c.Text != nil {
+			if err := confirmSecret(*c.Text, *force); err != nil {
+				return r.fail(err)
+			}
 		}
 		if code := r.open(); code != exitOK {
 			return code
@@ -377,6 +390,16 @@ func (r *memoryRun) printOne(e memory.Entry) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// confirmSecret refuses a text that looks like a secret unless the person
+// confirmed it with --force (memories are plain, syncable files).
+func confirmSecret(text string, force bool) error {
+	if what, ok := memory.Secret(text); ok && !force {
+		return fmt.Errorf("%w (%s): memories are stored in plain text and may be synced; "+
+			"run again with --force to keep it anyway", memory.ErrSecret, what)
+	}
+	return nil
+}
 
 func setPin(on bool) func(s *memory.Store, id string) error {
 	return func(s *memory.Store, id string) error {
