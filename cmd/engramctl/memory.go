@@ -36,6 +36,8 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
   search  [--k N] QUERY...                        recall memories for a query
   import  [FILE|-]                                import {"version":1,...}, legacy JSON or JSON Lines
   export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
+  learn   --chat ID | --all [--delay D] [--restart]
+                                                  consolidate memories from past chats (resumable)
 
 flags of every subcommand:
   --store PATH    the memory file (default $XDG_CONFIG_HOME/engram/memory.json)
@@ -112,6 +114,7 @@ func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
 
 // memoryRun is the state of one memory subcommand.
 type memoryRun struct {
+	ctx   context.Context
 	name  string
 	env   *cliEnv
 	flags *memoryFlags
@@ -132,9 +135,10 @@ var memorySubs = map[string]func(r *memoryRun) func() int{
 	"search":  memorySearch,
 	"import":  memoryImport,
 	"export":  memoryExport,
+	"learn":   memoryLearn,
 }
 
-func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
+func memoryCmd(ctx context.Context, args []string, env *cliEnv) int {
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, memoryUsage)
 		return exitUsage
@@ -148,7 +152,7 @@ func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
 		fmt.Fprintf(env.Stderr, "engramctl memory: unknown subcommand %q\n\n%s", args[0], memoryUsage)
 		return exitUsage
 	}
-	r := &memoryRun{name: args[0], env: env, flags: newMemoryFlags(args[0])}
+	r := &memoryRun{ctx: ctx, name: args[0], env: env, flags: newMemoryFlags(args[0])}
 	do := sub(r)
 	pos, err := r.flags.parse(args[1:])
 	if errors.Is(err, flag.ErrHelp) {
