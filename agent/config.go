@@ -212,6 +212,8 @@ func SaveConfig(path string, c Config) error {
 type Paths struct {
 	ConfigDir string // $XDG_CONFIG_HOME/engram: config.json, AGENTS.md, memory.json, projects/
 	DataDir   string // $XDG_DATA_HOME/engram: chats/
+	// StateDir is $XDG_STATE_HOME/engram: the progress of Learn ("": DataDir).
+	StateDir string
 }
 
 // DefaultPaths returns the Engram directories under the given XDG base
@@ -233,6 +235,16 @@ func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "
 // the config dir so the project folder itself is never written to.
 func (p Paths) ProjectMemory(projectDir string) string {
 	return memory.ProjectPath(p.ConfigDir, projectDir)
+}
+
+// LearnProgress is the file where Learn records how far it got:
+// <StateDir>/learn.json (DataDir when StateDir is not set).
+func (p Paths) LearnProgress() string {
+	dir := p.StateDir
+	if dir == "" {
+		dir = p.DataDir
+	}
+	return filepath.Join(dir, "learn.json")
 }
 
 // ChatsDir is the directory with one JSON file per chat.

@@ -21,7 +21,7 @@ type LearnOptions struct {
 	// run does not flood the endpoint (0: none).
 	Delay time.Duration
 	// ProgressFile records the turns done per chat after each turn, so an
-	// interrupted run resumes where it stopped ("": no resuming).
+	// interrupted run resumes where it stopped ("": Paths.LearnProgress).
 	ProgressFile string
 	// OnProgress, if set, is called after each turn (and each skipped chat)
 	// on Learn's goroutine.
@@ -79,6 +79,9 @@ func (a *Agent) Learn(ctx context.Context, o LearnOptions) (LearnTotals, error) 
 	}
 	if cfg.Model == "" {
 		return tot, errNoModel(cfg.BaseURL)
+	}
+	if o.ProgressFile == "" {
+		o.ProgressFile = a.opts.Paths.LearnProgress()
 	}
 	prog, err := readLearnProgress(o.ProgressFile)
 	if err != nil {
@@ -205,9 +208,6 @@ func chatTurns(msgs []Message) []learnTurn {
 
 func readLearnProgress(path string) (learnProgress, error) {
 	p := learnProgress{Version: 1, Chats: map[string]int{}}
-	if path == "" {
-		return p, nil
-	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return p, nil
@@ -225,9 +225,6 @@ func readLearnProgress(path string) (learnProgress, error) {
 }
 
 func writeLearnProgress(path string, p learnProgress) error {
-	if path == "" {
-		return nil
-	}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("write learn progress: %w", err)

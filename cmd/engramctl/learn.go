@@ -12,10 +12,12 @@ import (
 	"engram/agent"
 )
 
-// learnProgressPath is where `memory learn` keeps its progress:
-// $XDG_STATE_HOME/engram/learn.json.
-func learnProgressPath(getenv func(string) string) string {
-	return filepath.Join(xdgHome(getenv, "XDG_STATE_HOME", xdg.StateHome), "engram", "learn.json")
+// learnPaths are chatPaths with the state directory, where `memory learn`
+// keeps its progress ($XDG_STATE_HOME/engram/learn.json).
+func learnPaths(getenv func(string) string) agent.Paths {
+	p := chatPaths(getenv)
+	p.StateDir = filepath.Join(xdgHome(getenv, "XDG_STATE_HOME", xdg.StateHome), "engram")
+	return p
 }
 
 // memoryLearn is `engramctl memory learn [--chat ID | --all] [--delay D]
@@ -39,13 +41,12 @@ func memoryLearn(r *memoryRun) func() int {
 		case *delay < 0:
 			return r.usageError("--delay must not be negative")
 		}
-		progress := learnProgressPath(r.env.Getenv)
+		paths := learnPaths(r.env.Getenv)
 		if *restart {
-			if err := os.Remove(progress); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := os.Remove(paths.LearnProgress()); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return r.fail(fmt.Errorf("restart: %w", err))
 			}
 		}
-		paths := chatPaths(r.env.Getenv)
 		cfg, err := agent.ResolveConfig(r.ctx, paths, r.env.Getenv, nil)
 		if err != nil {
 			return r.fail(err)
@@ -64,7 +65,7 @@ func memoryLearn(r *memoryRun) func() int {
 			a.Close()
 			<-drained
 		}()
-		opts := agent.LearnOptions{Delay: *delay, ProgressFile: progress, OnProgress: func(p agent.LearnProgress) {
+		opts := agent.LearnOptions{Delay: *delay, OnProgress: func(p agent.LearnProgress) {
 			if p.Turn == 0 && p.Turns > 0 {
 				return
 			}

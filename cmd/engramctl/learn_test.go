@@ -80,6 +80,9 @@ func TestMemoryLearnOneChatAndUsage(t *testing.T) {
 		!strings.Contains(errOut, `chat 1/1 "chat 1": turn 2/2`) {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
+	if _, err := os.Stat(filepath.Join(e.vars["XDG_STATE_HOME"], "engram", "learn.json")); err != nil {
+		t.Errorf("no progress file under the state dir: %v", err)
+	}
 	// Run again: nothing left to do in that chat.
 	code, out, _ = e.run(t, "memory", "learn", "--delay", "0", "--chat", ids[1])
 	if code != exitOK || !strings.Contains(out, "learned from 0 turns") || calls.Load() != 2 {
