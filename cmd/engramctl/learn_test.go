@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,10 +51,28 @@ func (e *chatEnv) writeChats(t *testing.T, n int) []string {
 
 var itemRE = regexp.MustCompile(`project item (\d+-\d+)`)
 
-// learnReplies makes the fake answer each distillation with one memory
-// about the turn's item, and count them.
-func (e *chatEnv) learnReplies(count *atomic.Int64, onCall func(n int64)) {
-	e.srv.Respond = func(r agenttest.Request) agenttest.Reply {
+// newLearnEnv is a chatEnv with a state directory whose fake answers each
+// distillation with one memory about the turn's item, and counts them. The
+// fake is set up before its server starts serving, so the server's
+// goroutines see it.
+func newLearnEnv(t *testing.T, count *atomic.Int64, onCall func(n int64)) *chatEnv {
+	t.Helper()
+	f := &agenttest.Fake{Respond: learnReply(count, onCall)}
+	srv := &agenttest.Server{Fake: f, HTTP: httptest.NewServer(f)}
+	t.Cleanup(srv.Close)
+	home := t.TempDir()
+	return &chatEnv{srv: srv, home: home, vars: map[string]string{
+		"OPENAI_BASE_URL": srv.BaseURL(),
+		"OPENAI_API_KEY":  "sk-cli-test",
+		"ENGRAM_MODEL":    "cli-model",
+		"XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"XDG_DATA_HOME":   filepath.Join(home, "data"),
+		"XDG_STATE_HOME":  filepath.Join(home, "state"),
+	}}
+}
+
+func learnReply(count *atomic.Int64, onCall func(n int64)) func(agenttest.Request) agenttest.Reply {
+	return func(r agenttest.Request) agenttest.Reply {
 		m := itemRE.FindStringSubmatch(r.LastUser())
 		if m == nil {
 			return agenttest.Reply{Text: "[]"}
@@ -67,11 +86,9 @@ func (e *chatEnv) learnReplies(count *atomic.Int64, onCall func(n int64)) {
 }
 
 func TestMemoryLearnOneChatAndUsage(t *testing.T) {
-	e := newChatEnv(t)
-	e.vars["XDG_STATE_HOME"] = filepath.Join(e.home, "state")
-	ids := e.writeChats(t, 3)
 	var calls atomic.Int64
-	e.learnReplies(&calls, nil)
+	e := newLearnEnv(t, &calls, nil)
+	ids := e.writeChats(t, 3)
 	if code, _, errOut := e.run(t, "memory", "learn"); code != exitUsage || !strings.Contains(errOut, "--chat ID or --all") {
 		t.Errorf("no --chat or --all: exit %d, %s", code, errOut)
 	}
@@ -112,18 +129,16 @@ func TestMemoryLearnResumesAfterKill(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	e := newChatEnv(t)
-	e.vars["XDG_STATE_HOME"] = filepath.Join(e.home, "state")
 	const chats, turns = 50, 100
-	e.writeChats(t, chats)
 	var calls atomic.Int64
 	reached := make(chan struct{})
 	var once sync.Once
-	e.learnReplies(&calls, func(n int64) {
+	e := newLearnEnv(t, &calls, func(n int64) {
 		if n == 30 {
 			once.Do(func() { close(reached) })
 		}
 	})
+	e.writeChats(t, chats)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home}
 	for k, v := range e.vars {
 		env = append(env, k+"="+v)
