@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -231,4 +233,38 @@ func buttons(t *testing.T, o fyne.CanvasObject, text string) []*widget.Button {
 		t.Fatalf("no button %q", text)
 	}
 	return out
+}
+
+func TestInspectorAddSecretAsksFirst(t *testing.T) {
+	h := newHarness(t, nil)
+	i := h.u.insp
+	path := filepath.Join(h.fb.dir, "memory.json")
+	live := func() []string {
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
+		return liveTexts(readEntries(t, path))
+	}
+	test.Tap(i.add)
+	test.Type(i.ed.text, "My AWS key is AKIAIOSFODNN7EXAMPLE")
+	test.Tap(i.ed.saveB)
+	h.settle()
+	if got := live(); len(got) != 0 {
+		t.Fatalf("saved without asking: %q", got)
+	}
+	top := h.w.Canvas().Overlays().Top()
+	if top == nil || !strings.Contains(shownText(top), "looks like an AWS access key") {
+		t.Fatalf("no confirmation: %v", top)
+	}
+	test.Tap(button(t, top, "No"))
+	h.settle()
+	if got := live(); len(got) != 0 {
+		t.Fatalf("saved after No: %q", got)
+	}
+	test.Tap(i.ed.saveB)
+	test.Tap(button(t, h.w.Canvas().Overlays().Top(), "Yes"))
+	h.settle()
+	if got := live(); len(got) != 1 {
+		t.Fatalf("not saved after Yes: %q", got)
+	}
 }
