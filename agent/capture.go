@@ -264,8 +264,9 @@ func (a *Agent) dropProposal(f Forgotten) bool {
 	return len(a.pend.proposals) < n
 }
 
-// AcceptForget carries out a forget proposal: the memory is removed (and
-// UndoForget can still bring it back).
+// AcceptForget carries out a forget proposal: the memory and its history
+// are forgotten, their text removed from the file at once (UndoForget with
+// f adds it again).
 func (a *Agent) AcceptForget(f Forgotten) error {
 	if !a.dropProposal(f) {
 		return fmt.Errorf("forget memory %s: %w", f.Entry.ID, errNoProposal)
@@ -274,7 +275,8 @@ func (a *Agent) AcceptForget(f Forgotten) error {
 	if err != nil {
 		return fmt.Errorf("forget memory %s: %w", f.Entry.ID, err)
 	}
-	return st.Remove(f.Entry.ID)
+	_, err = st.Forget(f.Entry.ID)
+	return err
 }
 
 // DismissForget drops a forget proposal; the memory stays as it is.
@@ -285,11 +287,21 @@ func (a *Agent) DismissForget(f Forgotten) error {
 	return nil
 }
 
-// UndoForget brings back a forgotten memory (while its tombstone is kept).
+// UndoForget brings back a forgotten memory: the file no longer has its
+// text, so it is added again from f (with a new ID, its kind, source, pin
+// and creation time; its older versions stay forgotten).
 func (a *Agent) UndoForget(f Forgotten) error {
 	st, err := a.Memory(f.Scope, f.Dir)
 	if err != nil {
 		return fmt.Errorf("undo forget %s: %w", f.Entry.ID, err)
 	}
-	return st.Restore(f.Entry.ID)
+	err = st.Restore(f.Entry.ID)
+	if errors.Is(err, memory.ErrForgotten) {
+		e := f.Entry
+		_, _, err = st.Add(memory.Entry{Kind: e.Kind, Text: e.Text, Source: e.Source, Pinned: e.Pinned, Created: e.Created})
+	}
+	if err != nil {
+		return fmt.Errorf("undo forget %s: %w", f.Entry.ID, err)
+	}
+	return nil
 }

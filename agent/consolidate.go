@@ -212,8 +212,9 @@ type applied struct {
 // apply carries out a distillation's operations through the stores, with
 // history always kept: an add is stored (deduplicated: an exact restatement
 // changes nothing but the memory's date), an update supersedes the shown
-// memory, a forget removes a memory the model or distillation wrote and
-// only proposes to forget one a person wrote. Operations on ids that were
+// memory, a forget forgets a memory the model or distillation wrote (its
+// text leaves the file at once; UndoForget adds it again from the event)
+// and only proposes to forget one a person wrote. Operations on ids that were
 // not shown are ignored; texts that look like secrets are dropped. In
 // CaptureAsk mode adds and updates become suggestions and every forget a
 // proposal.
@@ -276,7 +277,7 @@ func (a *Agent) apply(chatID string, proj *projectState, mode CaptureMode, shown
 				res.revised.Proposed = append(res.revised.Proposed, f)
 				continue
 			}
-			if err := target.ss.st.Remove(target.e.ID); err != nil {
+			if _, err := target.ss.st.Forget(target.e.ID); err != nil {
 				res.errs = append(res.errs, err.Error())
 				continue
 			}

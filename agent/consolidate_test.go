@@ -3,6 +3,7 @@ package agent_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,10 +149,14 @@ func TestContradictionForgottenWithUndo(t *testing.T) {
 		revised[0].Forgotten[0].Reason != "the user moved away" {
 		t.Fatalf("MemoriesRevised = %+v", revised)
 	}
+	// Its text left the file at once; undo adds it again.
+	if data, err := os.ReadFile(h.paths.GlobalMemory()); err != nil || strings.Contains(string(data), oslo.Text) {
+		t.Errorf("memory.json still holds the forgotten text (%v)", err)
+	}
 	if err := h.a.UndoForget(revised[0].Forgotten[0]); err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := st.Get(oslo.ID); !e.Live() {
+	if !slices.ContainsFunc(st.List(), func(e memory.Entry) bool { return e.Text == oslo.Text && e.Source == memory.SourceAuto }) {
 		t.Error("undo did not bring the memory back")
 	}
 	if err := h.a.DismissForget(revised[0].Proposed[0]); err != nil {

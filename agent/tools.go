@@ -182,7 +182,7 @@ func (a *Agent) toolForget(chatID string, proj *projectState, args toolArgs) (st
 		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
 			"to confirm.", target.e.ID), nil
 	}
-	if err := target.ss.st.Remove(target.e.ID); err != nil {
+	if _, err := target.ss.st.Forget(target.e.ID); err != nil {
 		return "", fmt.Errorf("could not forget memory %s: %w", args.ID, err)
 	}
 	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Forgotten: []Forgotten{f}}})

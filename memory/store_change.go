@@ -280,6 +280,9 @@ func (s *Store) Restore(id string) error {
 		if e.Deleted.IsZero() {
 			return nil, false, nil
 		}
+		if forgotten(e) {
+			return nil, false, fmt.Errorf("%w: %s", ErrForgotten, id)
+		}
 		e.Deleted, e.Updated = time.Time{}, now
 		recs[id] = e
 		return []string{id}, true, nil
