@@ -30,16 +30,16 @@ type Config struct {
 	APIKey  string `json:"api_key,omitempty"`
 	Model   string `json:"model,omitempty"`
 
-	AutoRecall bool `json:"auto_recall"` // the default for new chats
-	Distill    bool `json:"distill"`     // save memories after each turn
-	// Capture is what becomes of distilled memories: auto (default), ask
-	// (held as suggestions until kept) or off; a chat may override it.
-	Capture      CaptureMode `json:"capture,omitempty"`
-	RecallTopK   int         `json:"recall_top_k,omitempty"`  // hits per turn (default 5)
-	RecallBudget int         `json:"recall_budget,omitempty"` // characters of recall block (default 2400)
+	AutoRecall   bool `json:"auto_recall"`             // the default for new chats
+	Distill      bool `json:"distill"`                 // save memories after each turn
+	RecallTopK   int  `json:"recall_top_k,omitempty"`  // hits per turn (default 5)
+	RecallBudget int  `json:"recall_budget,omitempty"` // characters of recall block (default 2400)
 	// ContextChars is the size, in characters, above which a chat's older
 	// messages are summarised (default 60000).
 	ContextChars int `json:"context_chars,omitempty"`
+	// Capture is what becomes of distilled memories: auto (default), ask
+	// (held as suggestions until kept) or off; a chat may override it.
+	Capture CaptureMode `json:"capture,omitempty"`
 }
 
 // Defaults for the zero fields of a Config.
