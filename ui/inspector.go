@@ -136,6 +136,9 @@ func newInspector(u *UI) *inspector {
 		i.bannerBox,
 	)
 	bottom := container.NewVBox(i.undoBox, i.ed.root)
+	if u.review != nil {
+		bottom.Objects = append([]fyne.CanvasObject{u.review.root}, bottom.Objects...)
+	}
 	i.empty = captionLabel("")
 	i.empty.seg.Style.Alignment = fyne.TextAlignCenter
 	i.empty.Hide()
@@ -509,6 +512,9 @@ type memEditor struct {
 	saveB  *widget.Button
 	del    *widget.Button
 	root   *fyne.Container
+	// confirmed is a text the person chose to keep although it looks
+	// like a secret.
+	confirmed string
 }
 
 func newMemEditor(i *inspector) *memEditor {
@@ -597,6 +603,10 @@ func (ed *memEditor) save() {
 		return
 	}
 	text := strings.TrimSpace(ed.text.Text)
+	if what, ok := memory.Secret(text); ok && ed.confirmed != text {
+		confirmSecret(i.u.w, what, func() { ed.confirmed = text; ed.save() })
+		return
+	}
 	kind := memory.Kind(ed.kind.Selected)
 	pinned := ed.pinned.Checked
 	id := ed.id
