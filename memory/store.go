@@ -70,7 +70,7 @@ type Store struct {
 	seed maphash.Seed
 
 	mu         sync.Mutex
-	lock       *os.File // the open lock file; nil in memory
+	lock       *durable.Locker // the lock on <path>.lock; nil in memory
 	recs       map[string]Entry
 	forms      formSet // dedupe normal forms by ID (see formOf)
 	formsReady bool
@@ -133,7 +133,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
-	lf, err := os.OpenFile(abs+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := durable.OpenLock(abs + ".lock")
 	if err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
@@ -141,11 +141,11 @@ func Open(path string, opts Options) (*Store, error) {
 	s.path, s.lock = abs, lf
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := durable.Lock(lf); err != nil {
+	if err := lf.Lock(); err != nil {
 		lf.Close()
-		return nil, fmt.Errorf("open memory %s: lock: %w", abs, err)
+		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
-	defer durable.Unlock(lf)
+	defer lf.Unlock()
 	durable.RemoveStaleTemps(abs)
 	_, rewrite, err := s.syncLocked()
 	if err == nil && rewrite {

@@ -64,10 +64,10 @@ func (s *Store) Reload() error {
 }
 
 func (s *Store) reloadLocked() (bool, error) {
-	if err := durable.Lock(s.lock); err != nil {
-		return false, fmt.Errorf("lock: %w", err)
+	if err := s.lock.Lock(); err != nil {
+		return false, err
 	}
-	defer durable.Unlock(s.lock)
+	defer s.lock.Unlock()
 	changed, rewrite, err := s.syncLocked()
 	if err == nil && rewrite {
 		err = s.writeLocked(s.recs)
@@ -127,10 +127,10 @@ func (s *Store) change(fn func(recs map[string]Entry, now time.Time) (protect []
 func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, bool, error)) (notify bool, err error) {
 	rewrite := false
 	if s.path != "" {
-		if err := durable.Lock(s.lock); err != nil {
-			return false, fmt.Errorf("lock %s: %w", s.path, err)
+		if err := s.lock.Lock(); err != nil {
+			return false, err
 		}
-		defer durable.Unlock(s.lock)
+		defer s.lock.Unlock()
 		notify, rewrite, err = s.syncLocked()
 		if err != nil {
 			s.ioErr = err
