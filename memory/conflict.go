@@ -185,3 +185,10 @@ func hostDevice() string {
 	h, _ := os.Hostname()
 	return "h" + contentID("host", h)[:7]
 }
+
+// Seen returns a copy of what the store has seen of each device's changes.
+func (s *Store) Seen() Vector {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneVector(s.seen)
+}

@@ -193,7 +193,7 @@ func standardize(body []byte, shift int) ([]byte, error) {
 	if err == nil {
 		return std, nil
 	}
-	msg := strings.TrimPrefix(err.Error(), "hujson: ")
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "hujson: "), "\n", `\n`)
 	var line, col int
 	if n, _ := fmt.Sscanf(msg, "line %d, column %d:", &line, &col); n == 2 {
 		_, msg, _ = strings.Cut(msg, ": ")

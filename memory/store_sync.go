@@ -221,13 +221,18 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 }
 
 // stampChanges gives every entry of work that differs from the store's
-// records in what is versioned a new Rev of this device, and returns the
-// changed entries for the journal.
+// records in what is versioned a new Rev of this device (unless it comes
+// with a Rev of its own from a merge), and returns the changed entries for
+// the journal.
 func (s *Store) stampChanges(work map[string]Entry, now time.Time) []Entry {
 	var out []Entry
 	for id, e := range work {
-		if o, ok := s.recs[id]; ok && sameVersion(o, e) && !o.Rev.IsZero() && o.Rev == e.Rev {
+		o, ok := s.recs[id]
+		if ok && sameVersion(o, e) && !o.Rev.IsZero() && o.Rev == e.Rev {
 			continue
+		}
+		if !e.Rev.IsZero() && (!ok || e.Rev != o.Rev) && !handEdited(e) {
+			continue // a version merged from a copy keeps its Rev
 		}
 		e.Rev = s.nextRev(now, e)
 		work[id] = e

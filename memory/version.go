@@ -165,8 +165,8 @@ type mergeResult struct {
 //     content wins and is stamped anew.
 //   - With different Revs, a side that had seen the other's version holds
 //     the later change and wins; of two changes by one device, the later. If neither had (concurrent edits on two
-//     devices), a live version beats a deletion, then the later Updated
-//     wins, then the greater Rev; the losing text is kept as superseded
+//     devices), the later Updated wins, then a live version over a
+//     deletion, then the greater Rev; the losing text is kept as superseded
 //     history under an ID derived from its content, the same on every
 //     device.
 //   - Uses and LastUsed take the larger, Created the earlier: they are
@@ -194,6 +194,16 @@ func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vect
 		}
 		edited := handEdited(d)
 		switch {
+		case d.Rev.IsZero() && !m.Rev.IsZero():
+			// A version from before revs (a version 1 copy, an old export)
+			// against a stamped one: the stamped one is at least as new
+			// unless the other was updated later.
+			if d.Updated.After(m.Updated) {
+				res.concurrent(d, m, mem)
+				res.stamp = append(res.stamp, d.ID)
+			} else {
+				res.recs[d.ID] = unversioned(m, d)
+			}
 		case edited && (d.Rev == m.Rev || diskSeen.Covers(m.Rev)):
 			// Edited by hand over the version the store has, or a later one.
 			res.recs[d.ID] = unversioned(d, m)
@@ -285,13 +295,14 @@ func unversioned(win, other Entry) Entry {
 }
 
 // concurrentCompare orders two concurrent versions of an entry, the
-// winner greater: live before deleted, then Updated, then Rev, then text,
-// so every device picks the same.
+// winner greater: the later Updated (times from the future are clamped on
+// read), then live before deleted, then Rev, then text, so every device
+// picks the same.
 func concurrentCompare(a, b Entry) int {
-	if c := cmp.Compare(boolRank(a.Deleted.IsZero()), boolRank(b.Deleted.IsZero())); c != 0 {
+	if c := a.Updated.Compare(b.Updated); c != 0 {
 		return c
 	}
-	if c := a.Updated.Compare(b.Updated); c != 0 {
+	if c := cmp.Compare(boolRank(a.Deleted.IsZero()), boolRank(b.Deleted.IsZero())); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.Rev.Device, b.Rev.Device); c != 0 {
