@@ -14,19 +14,19 @@ import (
 )
 
 // Reload reads the file again if it changed since this store last read or
-// wrote it, and merges it by ID: an entry changed on both sides keeps the
-// newer Updated (on a tie, the file's: a hand edit); if the file's losing
-// version has a different text it is kept as superseded history. Entries
-// the file no longer has become tombstones (a hand deletion), unless the
-// file cannot have known them (it is older than their last change, or
-// holds older versions of other entries: a sync tool or an editor wrote a
-// stale copy), in which case they are kept. If the file vanished, the store
-// writes its entries back. If the file no longer parses, it is left as it
-// is, the entries stay, and Reload and Err return an *UnparsableError
-// until the file parses again.
+// wrote it, and merges it by ID with the rules of every merge (see
+// mergeCopy and the package doc): the version that saw the other wins;
+// concurrent edits keep the loser's text as history; an entry the file
+// lacks is a deletion (by hand) only if the file's "seen" vector shows it
+// had seen that entry's version, and otherwise it stays and is written
+// back. If the file vanished, the store writes its entries back. If the
+// file no longer parses, it is left as it is, the entries stay, and Reload
+// and Err return an *UnparsableError until the file parses again.
 //
-// Reload is cheap when nothing changed (one stat) and safe to call at any
-// time, from any goroutine; a file watcher can call it on every event.
+// Reload also merges conflict copies beside the file (see Open). It is
+// cheap when nothing changed (a stat and a directory listing) and safe to
+// call at any time, from any goroutine; a file watcher can call it on
+// every event.
 func (s *Store) Reload() error {
 	if s.path == "" {
 		return nil
@@ -37,8 +37,9 @@ func (s *Store) Reload() error {
 		return ErrClosed
 	}
 	st, err := durable.Stat(s.path)
-	if err == nil && s.disk.exists && st == s.disk.stamp ||
-		errors.Is(err, fs.ErrNotExist) && !s.disk.exists && s.unparsable == nil {
+	if (err == nil && s.disk.exists && st == s.disk.stamp ||
+		errors.Is(err, fs.ErrNotExist) && !s.disk.exists && s.unparsable == nil) &&
+		len(s.conflictCopies()) == 0 {
 		s.mu.Unlock()
 		return nil
 	}
@@ -117,6 +118,9 @@ func (s *Store) ChangedOnDisk() bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.conflictCopies()) > 0 {
+		return true // a sync tool's conflict copy to merge
+	}
 	st, err := durable.Stat(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -86,8 +86,9 @@ func ParseRev(s string) (Rev, error) {
 	return r, nil
 }
 
-// versionSum is the checksum of what is versioned in an entry (FNV-1a):
-// everything but Uses, LastUsed, Created and the Rev.
+// versionSum is the checksum of what a person edits in an entry (FNV-1a):
+// its ID, kind, text, source, links, pin and whether it is deleted. Times
+// are left out: clamping a time from the future is no edit.
 func versionSum(e Entry) uint32 {
 	h := uint32(2166136261)
 	add := func(s string) {
@@ -105,9 +106,8 @@ func versionSum(e Entry) uint32 {
 	if e.Pinned {
 		add("p")
 	}
-	add(strconv.FormatInt(e.Updated.UnixMilli(), 36))
 	if !e.Deleted.IsZero() {
-		add(strconv.FormatInt(e.Deleted.UnixMilli(), 36))
+		add("d")
 	}
 	return h | 1 // never 0, which means "no sum" (a rev written without one)
 }
