@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -21,6 +22,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"engram/agent"
+	"engram/memory"
 	"engram/ui"
 )
 
@@ -41,6 +43,7 @@ func main() {
 // options is what the command line and the environment decide.
 type options struct {
 	paths  agent.Paths
+	state  string // this device's own state: the memory journal, backups ("" for none)
 	home   string // shown as ~ in folder names
 	getenv func(string) string
 	do     func(func()) // nil: fyne.Do
@@ -52,13 +55,14 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 	def := agent.DefaultPaths(xdg.ConfigHome, xdg.DataHome)
 	configDir := fs.String("config-dir", def.ConfigDir, "folder of config.json, AGENTS.md and the memories")
 	dataDir := fs.String("data-dir", def.DataDir, "folder of the chats")
+	stateDir := fs.String("state-dir", filepath.Join(xdg.StateHome, "engram"), "this device's own folder: the journal of memory changes, backups")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	return options{paths: agent.Paths{ConfigDir: *configDir, DataDir: *dataDir}, home: xdg.Home, getenv: getenv}, nil
+	return options{paths: agent.Paths{ConfigDir: *configDir, DataDir: *dataDir}, state: *stateDir, home: xdg.Home, getenv: getenv}, nil
 }
 
 // run starts the app and returns when its window is closed or ctx ends.
@@ -79,7 +83,8 @@ func run(ctx context.Context, args []string) error {
 // the defaults.
 func runApp(ctx context.Context, a fyne.App, opts options) error {
 	cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv})
+	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
+		Memory: memory.Options{StateDir: opts.state}})
 	if err != nil {
 		return err
 	}
