@@ -217,11 +217,15 @@ func (s *Store) openLocked() error {
 		if err != nil {
 			return err
 		}
+		now := s.clock()
 		for id, r := range jrecs {
-			s.recs[id] = r.Entry
 			if r.Rev.Device == s.device {
 				s.counter = max(s.counter, r.Rev.N)
 			}
+			if !r.Deleted.IsZero() && now.Sub(r.Deleted) > s.ttl {
+				continue // a deletion old enough to be forgotten
+			}
+			s.recs[id] = r.Entry
 		}
 	}
 	_, rewrite, err := s.syncLocked()

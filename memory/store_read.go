@@ -138,7 +138,8 @@ func (s *Store) stampMerged(res mergeResult, now time.Time) error {
 }
 
 // compactJournalLocked drops from the journal the changes the file holds
-// and has held for the journal's keep. A failure is left for the next
+// (or, having seen them, replaced or deleted for good) and has held for the
+// journal's keep. A failure is left for the next
 // time: the journal only grows.
 func (s *Store) compactJournalLocked(recs map[string]Entry, now time.Time) {
 	if s.jr == nil || s.jr.lines < s.jr.checkAt {
@@ -150,7 +151,7 @@ func (s *Store) compactJournalLocked(recs map[string]Entry, now time.Time) {
 	}
 	held := func(e Entry) bool {
 		r, ok := recs[e.ID]
-		return ok && (r.Rev == e.Rev || s.fileSeen.Covers(e.Rev))
+		return ok && r.Rev == e.Rev || s.fileSeen.Covers(e.Rev)
 	}
 	_ = s.jr.compact(jrecs, held, now)
 }
