@@ -32,6 +32,61 @@ type fileEntry struct {
 	TS           flexTime   `json:"ts"`
 }
 
+// strictEntry is fileEntry with the standard types, which encoding/json
+// reads much faster: files Engram wrote parse with it, and anything it
+// refuses goes the lenient way.
+type strictEntry struct {
+	ID           string    `json:"id"`
+	Kind         string    `json:"kind"`
+	Text         string    `json:"text"`
+	Source       string    `json:"source"`
+	Pinned       bool      `json:"pinned"`
+	Created      time.Time `json:"created"`
+	Updated      time.Time `json:"updated"`
+	LastUsed     time.Time `json:"last_used"`
+	Uses         int       `json:"uses"`
+	Supersedes   string    `json:"supersedes"`
+	SupersededBy string    `json:"superseded_by"`
+	Deleted      time.Time `json:"deleted"`
+	Rev          string    `json:"rev"`
+	TS           flexTime  `json:"ts"`
+}
+
+// strictDoc is fileDoc with strictEntry.
+type strictDoc struct {
+	Version *int              `json:"version"`
+	Seen    map[string]uint64 `json:"seen"`
+	Entries *[]strictEntry    `json:"entries"`
+}
+
+// lenient converts a strictly parsed file to the lenient types.
+func (d strictDoc) lenient() fileDoc {
+	doc := fileDoc{}
+	if d.Version != nil {
+		v := flexInt(*d.Version)
+		doc.Version = &v
+	}
+	if d.Seen != nil {
+		doc.Seen = make(map[string]flexInt, len(d.Seen))
+		for k, n := range d.Seen {
+			doc.Seen[k] = flexInt(min(n, 1<<62))
+		}
+	}
+	if d.Entries != nil {
+		es := make([]fileEntry, len(*d.Entries))
+		for i, e := range *d.Entries {
+			es[i] = fileEntry{
+				ID: flexString(e.ID), Kind: flexString(e.Kind), Text: flexString(e.Text), Source: flexString(e.Source),
+				Pinned: flexBool(e.Pinned), Created: flexTime{e.Created}, Updated: flexTime{e.Updated},
+				LastUsed: flexTime{e.LastUsed}, Uses: flexInt(e.Uses), Supersedes: flexString(e.Supersedes),
+				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Rev: flexString(e.Rev), TS: e.TS,
+			}
+		}
+		doc.Entries = &es
+	}
+	return doc
+}
+
 // fileDoc is the top level of an object-shaped file.
 type fileDoc struct {
 	Version *flexInt           `json:"version"`
@@ -86,7 +141,10 @@ func parseDoc(data []byte, fallback time.Time) (fileContents, error) {
 	var raw []fileEntry
 	switch trimmed[0] {
 	case '{':
-		if json.Unmarshal(body, &doc) != nil {
+		var strict strictDoc
+		if json.Unmarshal(body, &strict) == nil {
+			doc = strict.lenient()
+		} else {
 			var err error
 			if doc, err = parseSlowly(body, shift); err != nil {
 				return fileContents{}, err
