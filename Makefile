@@ -34,16 +34,21 @@ build:
 run: deps build
 	./build/engram
 
-## test: vet, race tests of everything, and the core packages again without cgo (stress tests cut short)
+## test: vet, race tests of everything, the core packages again without cgo (stress tests cut short),
+## and the core packages vetted and their tests compiled for Windows and macOS
 test: deps
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -race -short -tags $(TAGS) ./...
 	CGO_ENABLED=0 $(GO) vet $(CORE_PKGS)
 	CGO_ENABLED=0 $(GO) build $(CORE_PKGS)
 	CGO_ENABLED=0 $(GO) test -short $(CORE_PKGS)
+	for os in windows darwin; do \
+		GOOS=$$os CGO_ENABLED=0 $(GO) vet $(CORE_PKGS) || exit 1; \
+		for p in $$($(GO) list $(CORE_PKGS)); do GOOS=$$os CGO_ENABLED=0 $(GO) test -c -o /dev/null $$p || exit 1; done; \
+	done
 
 ## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips)
-STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt
+STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 
