@@ -241,7 +241,10 @@ func (s *Store) openLocked() error {
 	}
 	if rewrite || merged {
 		if err := s.writeLocked(s.recs); err != nil {
-			return err
+			// The file is readable: the store opens, and Err says why it
+			// could not be brought up to date (a full disk, a read-only
+			// file, an upgrade that would pass MaxFileSize).
+			s.ioErr = err
 		}
 	}
 	s.compactJournalLocked(s.recs, s.clock())
