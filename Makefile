@@ -57,7 +57,7 @@ test: deps
 	$(MAKE) cross-check
 
 ## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips)
-STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt
+STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 

@@ -33,6 +33,18 @@ type Options struct {
 	// tombstone so that other writers and sync tools see the deletion
 	// (default DefaultTombstoneTTL).
 	TombstoneTTL time.Duration
+	// StateDir is this device's own directory for the store, never synced
+	// ($XDG_STATE_HOME/engram, resolved by the caller): it holds the
+	// device's ID (device-id), the journal of its changes (journal/) and
+	// the conflict copies merged and files repaired (backups/). Empty: no
+	// journal, and a device ID derived from the host name.
+	StateDir string
+	// Device is this device's ID in Revs (default: read from, or created
+	// in, StateDir), for tests.
+	Device string
+	// JournalKeep is how long a change stays in the journal once the file
+	// holds it (default DefaultJournalKeep).
+	JournalKeep time.Duration
 }
 
 // Change is a partial update of an entry; nil fields are left alone.
@@ -69,8 +81,16 @@ type Store struct {
 	now  func() time.Time
 	seed maphash.Seed
 
+	device   string
+	stateDir string
+	jr       *journal // nil without a StateDir
+	seen     Vector   // what the records have seen of each device's changes
+	fileSeen Vector   // the Vector of the file as last read or written
+	counter  uint64   // the last counter of this device's Revs
+	merged   MergeReport
+
 	mu         sync.Mutex
-	lock       *os.File // the open lock file; nil in memory
+	lock       *durable.Locker // the lock on <path>.lock; nil in memory
 	recs       map[string]Entry
 	forms      formSet // dedupe normal forms by ID (see formOf)
 	formsReady bool
@@ -79,7 +99,6 @@ type Store struct {
 	buf        []byte                  // the file as last encoded, reused by the next write
 	index      *Index                  // nil until the first Recall
 	disk       diskState
-	corrupt    *CorruptError
 	unparsable *UnparsableError // the file changed after Open into something that does not parse
 	badStamp   durable.Stamp    // the stamp of that file, so it is parsed once
 	opened     bool             // Open has read the file: from now on an unparsable file is left alone
@@ -96,6 +115,13 @@ func newStore(opts Options) *Store {
 		seed: maphash.MakeSeed(),
 		recs: map[string]Entry{},
 		enc:  map[string]encodedEntry{},
+		seen: Vector{},
+
+		device:   opts.Device,
+		stateDir: opts.StateDir,
+	}
+	if s.device == "" {
+		s.device = hostDevice()
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxEntries
@@ -111,16 +137,17 @@ func newStore(opts Options) *Store {
 
 // Open opens the store at path, creating its directory (mode 0700) if
 // needed; the file itself is created by the first change. It fails only
-// when the store is unusable: the directory or lock file cannot be
-// created, the file cannot be read, is larger than MaxFileSize
+// when the store is unusable: the directory, lock file or journal cannot
+// be created, the file cannot be read, is larger than MaxFileSize
 // (ErrTooLarge) or was written by a newer version (ErrUnsupportedVersion).
 //
-// A file that does not parse is never read as empty and never overwritten:
-// it is moved aside to <path>.corrupt-<time>, the store opens empty and Err
-// returns a *CorruptError. A file in a legacy shape is copied to
-// <path>.legacy-<time> and rewritten in the current shape. (A file that
-// stops parsing after Open is someone's edit in progress and is left
-// alone: see UnparsableError.)
+// With a StateDir, the journal's changes that the file lacks (it was
+// replaced by a copy without them, or lost) are put back, and conflict
+// copies beside the file are merged (see MergeReport). A file that does
+// not parse is never moved, overwritten or read as empty: the store opens
+// with what the journal holds and Err returns an *UnparsableError. A file
+// of version 1 or in a legacy shape is copied to <path>.legacy-<time> and
+// rewritten in the current shape.
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("open memory: no path")
@@ -133,30 +160,95 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
-	lf, err := os.OpenFile(abs+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	s := newStore(opts)
+	s.path = abs
+	if err := s.openState(opts); err != nil {
+		return nil, fmt.Errorf("open memory %s: %w", abs, err)
+	}
+	lf, err := durable.OpenLock(abs + ".lock")
 	if err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
-	s := newStore(opts)
-	s.path, s.lock = abs, lf
+	s.lock = lf
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := durable.Lock(lf); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("open memory %s: lock: %w", abs, err)
-	}
-	defer durable.Unlock(lf)
-	durable.RemoveStaleTemps(abs)
-	_, rewrite, err := s.syncLocked()
-	if err == nil && rewrite {
-		err = s.writeLocked(s.recs)
-	}
-	if err != nil {
+	if err := s.openLocked(); err != nil {
 		lf.Close()
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.opened = true
 	return s, nil
+}
+
+// openState reads the device ID and the journal from opts.StateDir.
+func (s *Store) openState(opts Options) error {
+	if opts.StateDir == "" {
+		return nil
+	}
+	if s.device == hostDevice() && opts.Device == "" {
+		d, err := DeviceID(opts.StateDir)
+		if err != nil {
+			return err
+		}
+		s.device = d
+	}
+	if !validID(s.device) {
+		return fmt.Errorf("device %q: %w", s.device, errBadDevice)
+	}
+	jr, err := openJournal(opts.StateDir, s.path, opts.JournalKeep)
+	if err != nil {
+		return err
+	}
+	s.jr = jr
+	return nil
+}
+
+// openLocked reads the journal and the file, merges them and the conflict
+// copies, and writes the file if it lacks anything.
+func (s *Store) openLocked() error {
+	unlock, err := s.lockFiles()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	durable.RemoveStaleTemps(s.path)
+	if s.jr != nil {
+		jrecs, err := s.jr.read()
+		if err != nil {
+			return err
+		}
+		now := s.clock()
+		for id, r := range jrecs {
+			if r.Rev.Device == s.device {
+				s.counter = max(s.counter, r.Rev.N)
+			}
+			if !r.Deleted.IsZero() && now.Sub(r.Deleted) > s.ttl {
+				continue // a deletion old enough to be forgotten
+			}
+			s.recs[id] = r.Entry
+		}
+	}
+	_, rewrite, err := s.syncLocked()
+	if errors.Is(err, ErrUnparsable) {
+		return nil // Err says so; the journal's entries are served
+	}
+	if err != nil {
+		return err
+	}
+	merged, err := s.mergeConflictCopiesLocked()
+	if err != nil {
+		return err
+	}
+	if rewrite || merged {
+		if err := s.writeLocked(s.recs); err != nil {
+			// The file is readable: the store opens, and Err says why it
+			// could not be brought up to date (a full disk, a read-only
+			// file, an upgrade that would pass MaxFileSize).
+			s.ioErr = err
+		}
+	}
+	s.compactJournalLocked(s.recs, s.clock())
+	return nil
 }
 
 // NewInMemory returns a store without a file, for tests and benchmarks.
@@ -166,9 +258,9 @@ func NewInMemory(opts Options) *Store { return newStore(opts) }
 // in-memory store.
 func (s *Store) Path() string { return s.path }
 
-// Err is the store's error state, nil when all is well: a *CorruptError
-// after an unreadable file was set aside (until ClearErr), or else the
-// error of the last failed read or write of the file (until one succeeds).
+// Err is the store's error state, nil when all is well: an
+// *UnparsableError while the file does not parse, or else the error of the
+// last failed read or write of the file (until one succeeds).
 func (s *Store) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -179,21 +271,7 @@ func (s *Store) errLocked() error {
 	if s.unparsable != nil {
 		return s.unparsable
 	}
-	if s.corrupt != nil {
-		return s.corrupt
-	}
 	return s.ioErr
-}
-
-// ClearErr acknowledges a *CorruptError so that Err stops reporting it.
-func (s *Store) ClearErr() {
-	s.mu.Lock()
-	changed := s.corrupt != nil
-	s.corrupt = nil
-	s.mu.Unlock()
-	if changed {
-		s.notify()
-	}
 }
 
 // OnChange registers fn to be called after every change to the entries or

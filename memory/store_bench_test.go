@@ -92,3 +92,44 @@ func BenchmarkAdd10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpen10kJournal is BenchmarkOpen10k with a state directory, as
+// the app and engramctl open stores: the journal is read too.
+func BenchmarkOpen10kJournal(b *testing.B) {
+	path := benchStore(b, 10000)
+	state := b.TempDir()
+	s, err := memory.Open(path, memory.Options{MaxEntries: 20000, StateDir: state})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := memory.Open(path, memory.Options{MaxEntries: 20000, StateDir: state})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := s.Len(); n != 10000 {
+			b.Fatalf("opened %d entries, want 10000", n)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkAdd10kJournal is BenchmarkAdd10k with a state directory: each
+// Add also appends to the journal and fsyncs it.
+func BenchmarkAdd10kJournal(b *testing.B) {
+	path := benchStore(b, 10000)
+	s, err := memory.Open(path, memory.Options{MaxEntries: 1 << 30, StateDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, isNew, err := s.Add(memory.Entry{Text: fmt.Sprintf("benchmark addition %d, a new fact to keep", i)}); err != nil || !isNew {
+			b.Fatalf("add: new=%v err=%v", isNew, err)
+		}
+	}
+}

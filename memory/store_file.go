@@ -59,23 +59,6 @@ func writeStoreFile(path string, data []byte) (durable.Stamp, error) {
 	return durable.Stat(path)
 }
 
-// setAside moves path to path+"."+tag+"-<UTC time>" (with a counter if that
-// name is taken) and returns the new name.
-func setAside(path, tag string, now time.Time) (string, error) {
-	base := path + "." + tag + "-" + now.UTC().Format("20060102T150405Z")
-	name := base
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		name = base + "-" + strconv.Itoa(i)
-	}
-	if err := os.Rename(path, name); err != nil {
-		return "", err
-	}
-	return name, durable.SyncDir(filepath.Dir(path))
-}
-
 // copyAside writes data to path+"."+tag+"-<UTC time>" (mode 0600) and
 // returns the name.
 func copyAside(path, tag string, data []byte, now time.Time) (string, error) {

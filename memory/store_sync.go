@@ -14,19 +14,19 @@ import (
 )
 
 // Reload reads the file again if it changed since this store last read or
-// wrote it, and merges it by ID: an entry changed on both sides keeps the
-// newer Updated (on a tie, the file's: a hand edit); if the file's losing
-// version has a different text it is kept as superseded history. Entries
-// the file no longer has become tombstones (a hand deletion), unless the
-// file cannot have known them (it is older than their last change, or
-// holds older versions of other entries: a sync tool or an editor wrote a
-// stale copy), in which case they are kept. If the file vanished, the store
-// writes its entries back. If the file no longer parses, it is left as it
-// is, the entries stay, and Reload and Err return an *UnparsableError
-// until the file parses again.
+// wrote it, and merges it by ID with the rules of every merge (see
+// mergeCopy and the package doc): the version that saw the other wins;
+// concurrent edits keep the loser's text as history; an entry the file
+// lacks is a deletion (by hand) only if the file's "seen" vector shows it
+// had seen that entry's version, and otherwise it stays and is written
+// back. If the file vanished, the store writes its entries back. If the
+// file no longer parses, it is left as it is, the entries stay, and Reload
+// and Err return an *UnparsableError until the file parses again.
 //
-// Reload is cheap when nothing changed (one stat) and safe to call at any
-// time, from any goroutine; a file watcher can call it on every event.
+// Reload also merges conflict copies beside the file (see Open). It is
+// cheap when nothing changed (a stat and a directory listing) and safe to
+// call at any time, from any goroutine; a file watcher can call it on
+// every event.
 func (s *Store) Reload() error {
 	if s.path == "" {
 		return nil
@@ -37,8 +37,9 @@ func (s *Store) Reload() error {
 		return ErrClosed
 	}
 	st, err := durable.Stat(s.path)
-	if err == nil && s.disk.exists && st == s.disk.stamp ||
-		errors.Is(err, fs.ErrNotExist) && !s.disk.exists && s.unparsable == nil {
+	if (err == nil && s.disk.exists && st == s.disk.stamp ||
+		errors.Is(err, fs.ErrNotExist) && !s.disk.exists && s.unparsable == nil) &&
+		len(s.conflictCopies()) == 0 {
 		s.mu.Unlock()
 		return nil
 	}
@@ -64,15 +65,45 @@ func (s *Store) Reload() error {
 }
 
 func (s *Store) reloadLocked() (bool, error) {
-	if err := durable.Lock(s.lock); err != nil {
-		return false, fmt.Errorf("lock: %w", err)
+	unlock, err := s.lockFiles()
+	if err != nil {
+		return false, err
 	}
-	defer durable.Unlock(s.lock)
+	defer unlock()
 	changed, rewrite, err := s.syncLocked()
+	if err == nil {
+		var merged bool
+		merged, err = s.mergeConflictCopiesLocked()
+		changed, rewrite = changed || merged, rewrite || merged
+	}
 	if err == nil && rewrite {
 		err = s.writeLocked(s.recs)
 	}
 	return changed, err
+}
+
+// lockFiles takes the journal's lock, then the file's, and returns the
+// function that releases them. The journal's lock lives in the state
+// directory, where nobody tidies, so the processes of this device stay in
+// turn even if memory.json.lock is deleted underneath them.
+func (s *Store) lockFiles() (func(), error) {
+	if s.jr != nil {
+		if err := s.jr.lock.Lock(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.lock.Lock(); err != nil {
+		if s.jr != nil {
+			s.jr.lock.Unlock()
+		}
+		return nil, err
+	}
+	return func() {
+		s.lock.Unlock()
+		if s.jr != nil {
+			s.jr.lock.Unlock()
+		}
+	}, nil
 }
 
 // ChangedOnDisk reports whether the file is no longer the version this
@@ -87,6 +118,9 @@ func (s *Store) ChangedOnDisk() bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.conflictCopies()) > 0 {
+		return true // a sync tool's conflict copy to merge
+	}
 	st, err := durable.Stat(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -125,14 +159,23 @@ func (s *Store) change(fn func(recs map[string]Entry, now time.Time) (protect []
 }
 
 func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, bool, error)) (notify bool, err error) {
-	rewrite := false
+	rewrite, toFile := false, true
 	if s.path != "" {
-		if err := durable.Lock(s.lock); err != nil {
-			return false, fmt.Errorf("lock %s: %w", s.path, err)
-		}
-		defer durable.Unlock(s.lock)
-		notify, rewrite, err = s.syncLocked()
+		unlock, err := s.lockFiles()
 		if err != nil {
+			return false, err
+		}
+		defer unlock()
+		notify, rewrite, err = s.syncLocked()
+		if err == nil {
+			var merged bool
+			merged, err = s.mergeConflictCopiesLocked()
+			notify, rewrite = notify || merged, rewrite || merged
+		}
+		switch {
+		case errors.Is(err, ErrUnparsable) && s.jr != nil:
+			toFile = false // the change goes to the journal only
+		case err != nil:
 			s.ioErr = err
 			return notify, fmt.Errorf("read %s: %w", s.path, err)
 		}
@@ -155,106 +198,77 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 			delete(work, id)
 		}
 	}
-	victims := evictionVictims(work, s.max, protect)
-	if after := storedCount(work) - len(victims); after > s.max && after > storedCount(s.recs) {
-		return notify, fmt.Errorf("%w: %d entries would exceed the cap of %d (pinned entries and the ones being added are never evicted)", ErrFull, after, s.max)
+	if err := s.evictLocked(work, protect, now); err != nil {
+		return notify, err
 	}
-	for _, id := range victims {
-		e := work[id]
-		e.Deleted, e.Updated = now, now
-		work[id] = e
-	}
-	if s.path != "" {
-		if err := s.writeLocked(work); err != nil {
+	seen, counter := cloneVector(s.seen), s.counter
+	stamped := s.stampChanges(work, now)
+	if s.jr != nil {
+		if err := s.jr.append(stamped, now); err != nil {
+			s.seen, s.counter = seen, counter
 			return notify, err
 		}
+	}
+	if s.path != "" && toFile {
+		if err := s.writeLocked(work); err != nil {
+			if s.jr == nil {
+				s.seen, s.counter = seen, counter
+				return notify, err
+			}
+			// The journal holds the change: it is not lost, and the next
+			// write puts it in the file. Err says why the file was not.
+		}
+		s.compactJournalLocked(work, now)
 	}
 	s.replace(work)
 	return true, nil
 }
 
-// clock is the store's time, in UTC and to the millisecond so the file
-// stays readable.
-func (s *Store) clock() time.Time { return s.now().Round(0).UTC().Truncate(time.Millisecond) }
+// stampChanges gives every entry of work that differs from the store's
+// records in what is versioned a new Rev of this device (unless it comes
+// with a Rev of its own from a merge), and returns the changed entries for
+// the journal.
+func (s *Store) stampChanges(work map[string]Entry, now time.Time) []Entry {
+	var out []Entry
+	for id, e := range work {
+		o, ok := s.recs[id]
+		if ok && sameVersion(o, e) && !o.Rev.IsZero() && o.Rev == e.Rev {
+			continue
+		}
+		if !e.Rev.IsZero() && (!ok || e.Rev != o.Rev) && !handEdited(e) {
+			continue // a version merged from a copy keeps its Rev
+		}
+		e.Rev = s.nextRev(now, e)
+		work[id] = e
+		out = append(out, e)
+	}
+	return out
+}
 
-// syncLocked brings s.recs up to date with the file; it needs s.mu and the
-// file lock. It reports whether the entries changed and whether the file
-// should be rewritten (legacy shape; vanished or set aside while the store
-// has entries).
-func (s *Store) syncLocked() (changed, rewrite bool, err error) {
-	st, err := durable.Stat(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		vanished := s.disk.exists || s.unparsable != nil
-		s.parsedLocked()
-		s.disk = diskState{}
-		return false, vanished && len(s.recs) > 0, nil
+// nextRev returns a new Rev of this device for e: its counter, raised past the
+// last one it used or saw and, where that is ahead, to the clock in
+// milliseconds.
+func (s *Store) nextRev(now time.Time, e Entry) Rev {
+	n := max(s.counter, s.seen[s.device]) + 1
+	if ms := uint64(max(now.UnixMilli(), 0)); ms > n {
+		n = ms
 	}
-	if err != nil {
-		return false, false, err
-	}
-	if s.unparsable != nil && st == s.badStamp {
-		return false, false, s.unparsable
-	}
-	if s.disk.exists && st == s.disk.stamp {
-		s.parsedLocked()
-		return false, false, nil
-	}
-	data, st, err := readStoreFile(s.path)
-	if err != nil {
-		return false, false, err
-	}
-	h := maphash.Bytes(s.seed, data)
-	if s.disk.exists && h == s.disk.hash {
-		s.disk.stamp = st
-		s.parsedLocked()
-		return false, false, nil
-	}
-	entries, legacy, perr := ParseFile(data, st.ModTime().UTC())
-	for try := 0; perr != nil && !errors.Is(perr, ErrUnsupportedVersion) && try < 3; try++ {
-		time.Sleep(settleDelay)
-		again, st2, err := readStoreFile(s.path)
-		if err != nil {
-			return false, false, err
-		}
-		if string(again) == string(data) {
-			break
-		}
-		data, st, h = again, st2, maphash.Bytes(s.seed, again)
-		entries, legacy, perr = ParseFile(data, st.ModTime().UTC())
-	}
-	if errors.Is(perr, ErrUnsupportedVersion) {
-		return false, false, perr
-	}
-	if perr != nil && s.opened {
-		s.unparsable, s.badStamp = &UnparsableError{Path: s.path, Err: perr}, st
-		return false, false, s.unparsable
-	}
-	if perr != nil {
-		saved, err := setAside(s.path, "corrupt", s.clock())
-		if err != nil {
-			return false, false, fmt.Errorf("set aside unreadable file: %w", err)
-		}
-		s.corrupt = &CorruptError{Path: s.path, SavedAs: saved, Err: perr}
-		s.disk = diskState{}
-		return false, len(s.recs) > 0, nil
-	}
-	if legacy {
-		if _, err := copyAside(s.path, "legacy", data, s.clock()); err != nil {
-			return false, false, fmt.Errorf("back up legacy file: %w", err)
+	s.counter = n
+	s.seen[s.device] = n
+	return Rev{Device: s.device, N: n, Sum: versionSum(e)}
+}
+
+// clampFuture brings times after now back to now: a clock that was ahead
+// when an entry was written must not make it win every later edit.
+func clampFuture(es []Entry, now time.Time) {
+	for i := range es {
+		e := &es[i]
+		for _, t := range []*time.Time{&e.Created, &e.Updated, &e.LastUsed, &e.Deleted} {
+			if t.After(now) {
+				*t = now
+			}
 		}
 	}
-	merged := mergeDisk(s.recs, entries, s.disk.exists, st.ModTime(), s.clock())
-	changed = !sameRecords(s.recs, merged)
-	if changed {
-		s.replace(merged)
-	}
-	s.order = make([]string, 0, len(entries))
-	for _, e := range entries {
-		s.order = append(s.order, e.ID)
-	}
-	s.disk = diskState{exists: true, stamp: st, hash: h}
-	s.ioErr, s.unparsable = nil, nil
-	return changed, legacy, nil
 }
 
 // parsedLocked ends the unparsable state: the file is readable again.
@@ -277,6 +291,7 @@ func (s *Store) writeLocked(recs map[string]Entry) error {
 		return s.ioErr
 	}
 	s.disk = diskState{exists: true, stamp: st, hash: maphash.Bytes(s.seed, data)}
+	s.fileSeen = cloneVector(s.seen)
 	s.ioErr = nil
 	return nil
 }
@@ -389,7 +404,7 @@ func (s *Store) encode(recs map[string]Entry) []byte {
 			}
 		}
 	}
-	s.buf = joinFile(s.buf[:0], parts, size)
+	s.buf = joinFile(s.buf[:0], s.seen, parts, size)
 	return s.buf
 }
 
@@ -406,7 +421,7 @@ func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
 		a.Pinned == b.Pinned && a.Uses == b.Uses && a.Supersedes == b.Supersedes &&
 		a.SupersededBy == b.SupersededBy && a.Created.Equal(b.Created) &&
-		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted)
+		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Rev == b.Rev
 }
 
 func sameRecords(a, b map[string]Entry) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type memStore interface {
 	Remove(id string) error
 	Restore(id string) error
 	Recall(query string, history []string, opts memory.RecallOptions) []memory.Hit
+	Repair() (memory.RepairReport, error)
 }
 
 // searchLimit is how many ranked memories a search shows.
@@ -62,6 +64,7 @@ type inspector struct {
 	count        *caption
 	list         *widget.List
 	banner       *widget.Label
+	repair       *widget.Button // shown while the file does not parse
 	bannerBox    *fyne.Container
 	undoLabel    *widget.Label
 	undoBox      *fyne.Container
@@ -107,7 +110,9 @@ func newInspector(u *UI) *inspector {
 	i.banner = widget.NewLabel("")
 	i.banner.Wrapping = fyne.TextWrapWord
 	i.banner.Importance = widget.DangerImportance
-	i.bannerBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, i.banner)
+	i.repair = widget.NewButton("Repair", i.repairFile)
+	i.repair.Hide()
+	i.bannerBox = container.NewBorder(nil, i.repair, widget.NewIcon(theme.WarningIcon()), nil, i.banner)
 	i.bannerBox.Hide()
 
 	i.undoLabel = widget.NewLabel("")
@@ -411,11 +416,39 @@ func (i *inspector) showErr(err error) {
 	}
 	msg := err.Error()
 	if errors.Is(err, memory.ErrCorrupt) {
-		msg += " — the memories shown are what could be kept; fix or replace the file and it reloads."
+		msg += " — the memories shown are what could be kept; fix or replace the file and it reloads, or Repair it."
+		i.repair.Show()
+	} else {
+		i.repair.Hide()
 	}
 	i.banner.SetText(msg)
 	i.bannerBox.Show()
 	i.relayout()
+}
+
+// repairFile rewrites a memory.json that does not parse from what can be
+// read of it (memory.Store.Repair keeps the broken file as a backup).
+func (i *inspector) repairFile() {
+	st := i.store
+	if st == nil {
+		return
+	}
+	i.repair.Disable()
+	i.u.write(func() func() {
+		rep, err := st.Repair()
+		return func() {
+			i.repair.Enable()
+			if err != nil && !errors.Is(err, memory.ErrNothingToRepair) {
+				i.showErr(fmt.Errorf("could not repair: %w", err))
+				return
+			}
+			i.reload()
+			i.showErr(st.Err())
+			if err == nil {
+				i.u.pane.notice(fmt.Sprintf("Repaired %s: %d memories read from it; the broken file is kept as %s.", filepath.Base(st.Path()), rep.Read, rep.Backup))
+			}
+		}
+	})
 }
 
 // storeChanged follows a MemoryChanged event: the list reloads if it shows

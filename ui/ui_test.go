@@ -668,23 +668,40 @@ func TestInstructionsChangedUpdatesIndicator(t *testing.T) {
 	h.waitFor("the indicator", func() bool { return h.u.bar.agents.Text() == "AGENTS.md ✓" })
 }
 
+// A memory.json that does not parse is shown in a banner that says where,
+// left byte for byte, and fixed by the banner's Repair button.
 func TestCorruptStoreShowsBanner(t *testing.T) {
+	broken := "{\"version\": 2, \"entries\": [\n  {\"id\": \"keep000001\", \"text\": \"still readable\"},\n  {not json\n"
+	var path string
 	h := newHarness(t, func(fb *fakeBackend) {
-		if err := os.WriteFile(filepath.Join(fb.dir, "memory.json"), []byte("{not json"), 0o600); err != nil {
+		path = filepath.Join(fb.dir, "memory.json")
+		if err := os.WriteFile(path, []byte(broken), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	})
 	i := h.u.insp
-	if !i.bannerBox.Visible() || !strings.Contains(i.banner.Text, "unreadable") {
-		t.Fatalf("banner shown %v: %q", i.bannerBox.Visible(), i.banner.Text)
+	if !i.bannerBox.Visible() || !strings.Contains(i.banner.Text, "memory.json line 3, column 4") || !i.repair.Visible() {
+		t.Fatalf("banner shown %v, repair %v: %q", i.bannerBox.Visible(), i.repair.Visible(), i.banner.Text)
 	}
-	// The inspector still works: a memory can be added.
+	if data, _ := os.ReadFile(path); string(data) != broken {
+		t.Fatalf("the broken file changed: %q", data)
+	}
+	test.Tap(i.repair)
+	h.waitFor("the repair", func() bool { return !i.bannerBox.Visible() })
+	if len(i.rows) != 1 || i.rows[0].e.Text != "still readable" {
+		t.Fatalf("rows after the repair: %+v", i.rows)
+	}
+	backups, _ := filepath.Glob(path + ".broken-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups of the broken file: %v", backups)
+	}
+	// The inspector works on the repaired file.
 	test.Tap(i.add)
 	test.Type(i.ed.text, "still works")
 	test.Tap(i.ed.saveB)
 	h.settle()
-	if len(i.rows) != 1 {
-		t.Fatalf("%d rows after adding to a recovered store", len(i.rows))
+	if len(i.rows) != 2 {
+		t.Fatalf("%d rows after adding to the repaired store", len(i.rows))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -23,6 +24,7 @@ import (
 
 	"engram/agent"
 	"engram/cmd/internal/version"
+	"engram/memory"
 	"engram/ui"
 )
 
@@ -43,6 +45,7 @@ func main() {
 // options is what the command line and the environment decide.
 type options struct {
 	paths       agent.Paths
+	state       string // this device's own state: the memory journal, backups ("" for none)
 	home        string // shown as ~ in folder names
 	getenv      func(string) string
 	do          func(func()) // nil: fyne.Do
@@ -56,6 +59,7 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 	configDir := fs.String("config-dir", def.ConfigDir, "folder of config.json, AGENTS.md and the memories")
 	dataDir := fs.String("data-dir", def.DataDir, "folder of the chats")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	stateDir := fs.String("state-dir", filepath.Join(xdg.StateHome, "engram"), "this device's own folder: the journal of memory changes, backups")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -63,7 +67,8 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return options{
-		paths:       agent.Paths{ConfigDir: *configDir, DataDir: *dataDir},
+		paths:       agent.Paths{ConfigDir: *configDir, DataDir: *dataDir, StateDir: *stateDir},
+		state:       *stateDir,
 		home:        xdg.Home,
 		getenv:      getenv,
 		showVersion: *showVersion,
@@ -93,7 +98,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // the defaults.
 func runApp(ctx context.Context, a fyne.App, opts options) error {
 	cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv})
+	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
+		Memory: memory.Options{StateDir: opts.state}})
 	if err != nil {
 		return err
 	}

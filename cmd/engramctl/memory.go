@@ -34,15 +34,21 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
   pin     ID...                                   always inject, never evict
   unpin   ID...
   search  [--k N] QUERY...                        recall memories for a query
-  import  [FILE|-]                                import {"version":1,...}, legacy JSON or JSON Lines
+  import  [FILE|-]                                merge another memory.json or an export by ID;
+                                                  add legacy JSON or JSON Lines as new memories
   export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
   learn   --chat ID | --all [--delay D] [--restart]
                                                   consolidate memories from past chats (resumable)
+  repair                                          rewrite a memory.json that does not parse from
+                                                  what can be read of it (the broken file is kept)
 
 flags of every subcommand:
   --store PATH    the memory file (default $XDG_CONFIG_HOME/engram/memory.json)
   --project DIR   the store of a project folder ($XDG_CONFIG_HOME/engram/projects/<slug>/memory.json)
   --json          machine-readable output
+
+This device's journal of changes, its ID and the backups of merged conflict
+copies and repaired files live in $XDG_STATE_HOME/engram.
 
 IDs may be abbreviated to a unique prefix. Plain output is one memory per line:
 ID, kind, flags (pinned, superseded, deleted or -), text with \n, \t and \\ escaped,
@@ -136,6 +142,7 @@ var memorySubs = map[string]func(r *memoryRun) func() int{
 	"import":  memoryImport,
 	"export":  memoryExport,
 	"learn":   memoryLearn,
+	"repair":  memoryRepair,
 }
 
 func memoryCmd(ctx context.Context, args []string, env *cliEnv) int {
@@ -183,14 +190,16 @@ func (r *memoryRun) fail(err error) int {
 }
 
 // open opens the store; on failure it reports and returns the exit code.
-// A store that opened in an error state (an unreadable file set aside) is
-// usable: the error is shown as a warning.
+// A store that opened in an error state (a file that does not parse, left
+// as it is) is usable: the error is shown as a warning, and so are the
+// conflict copies merged on the way.
 func (r *memoryRun) open() int {
 	path, err := r.flags.storePath(r.env.Getenv)
 	if err != nil {
 		return r.usageError("%v", err)
 	}
-	s, err := memory.Open(path, memory.Options{})
+	state := filepath.Join(xdgHome(r.env.Getenv, "XDG_STATE_HOME", xdg.StateHome), "engram")
+	s, err := memory.Open(path, memory.Options{StateDir: state})
 	if err != nil {
 		return r.fail(err)
 	}
@@ -198,6 +207,32 @@ func (r *memoryRun) open() int {
 		fmt.Fprintf(r.env.Stderr, "engramctl: warning: %v\n", err)
 	}
 	r.store = s
+	r.reportMerges()
+	return exitOK
+}
+
+// reportMerges tells of conflict copies the store merged.
+func (r *memoryRun) reportMerges() {
+	m := r.store.TakeMergeReport()
+	if m.Copies > 0 {
+		fmt.Fprintf(r.env.Stderr, "engramctl: merged %d memories from %d conflict copies (moved to the backups)\n", m.Entries, m.Copies)
+	}
+	for _, err := range m.Errs {
+		fmt.Fprintf(r.env.Stderr, "engramctl: warning: conflict copy left in place: %v\n", err)
+	}
+}
+
+// saved finishes a command that changed memories: with the file broken
+// the change is kept in the journal only, which is said, with exit code 1;
+// at the cap, that memory is full is said.
+func (r *memoryRun) saved() int {
+	if err := r.store.Err(); errors.Is(err, memory.ErrUnparsable) {
+		fmt.Fprintf(r.env.Stderr, "engramctl memory %s: kept in this device's journal, not in the file: %v\n", r.name, err)
+		return exitError
+	}
+	if n, max := r.store.Usage(); n >= max {
+		fmt.Fprintf(r.env.Stderr, "engramctl: %v\n", &memory.FullError{Stored: n, Max: max})
+	}
 	return exitOK
 }
 
@@ -329,13 +364,13 @@ func memoryAdd(r *memoryRun) func() int {
 				Entry memory.Entry `json:"entry"`
 				New   bool         `json:"new"`
 			}{e, isNew})
-			return exitOK
+			return r.saved()
 		}
 		if !isNew {
 			fmt.Fprintf(r.env.Stderr, "engramctl memory add: already remembered as %s (%s)\n", e.ID, e.Kind)
 		}
 		fmt.Fprintln(r.env.Stdout, e.ID)
-		return exitOK
+		return r.saved()
 	}
 }
 
@@ -380,7 +415,7 @@ func memoryEdit(r *memoryRun) func() int {
 			return r.fail(err)
 		}
 		r.printOne(e)
-		return exitOK
+		return r.saved()
 	}
 }
 
@@ -445,6 +480,9 @@ func memoryEach(r *memoryRun, op func(s *memory.Store, id string) error) func() 
 			for _, e := range done {
 				fmt.Fprintln(r.env.Stdout, e.ID)
 			}
+		}
+		if code == exitOK && len(done) > 0 {
+			return r.saved()
 		}
 		return code
 	}
@@ -532,6 +570,19 @@ func memoryImport(r *memoryRun) func() int {
 			return code
 		}
 		defer r.close()
+		if n, ok, err := r.store.MergeFile(data, fallback); ok {
+			if err != nil {
+				return r.fail(err)
+			}
+			if r.flags.json {
+				r.writeJSON(struct {
+					Merged int `json:"merged"`
+				}{n})
+			} else {
+				fmt.Fprintf(r.env.Stdout, "merged %d memories by ID\n", n)
+			}
+			return r.saved()
+		}
 		var sum importSummary
 		var batch []memory.Entry
 		var index []int
@@ -614,10 +665,17 @@ func memoryExport(r *memoryRun) func() int {
 				es = []memory.Entry{}
 			}
 			enc.SetIndent("", "  ")
+			// A complete export says what it has seen, so that importing it
+			// elsewhere can tell its deletions; a partial one does not.
+			var seen memory.Vector
+			if *all {
+				seen = r.store.Seen()
+			}
 			enc.Encode(struct {
 				Version int            `json:"version"`
+				Seen    memory.Vector  `json:"seen,omitempty"`
 				Entries []memory.Entry `json:"entries"`
-			}{1, es})
+			}{2, seen, es})
 		}
 		if len(r.args) == 0 || r.args[0] == "-" {
 			io.WriteString(r.env.Stdout, b.String())
@@ -626,6 +684,33 @@ func memoryExport(r *memoryRun) func() int {
 		if err := os.WriteFile(r.args[0], []byte(b.String()), 0o600); err != nil {
 			return r.fail(fmt.Errorf("write %s: %w", r.args[0], err))
 		}
+		return exitOK
+	}
+}
+
+func memoryRepair(r *memoryRun) func() int {
+	return func() int {
+		if len(r.args) > 0 {
+			return r.usageError("unexpected argument %q", r.args[0])
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		rep, err := r.store.Repair()
+		if errors.Is(err, memory.ErrNothingToRepair) {
+			fmt.Fprintf(r.env.Stdout, "%s parses; nothing to repair\n", filepath.Base(r.store.Path()))
+			return exitOK
+		}
+		if err != nil {
+			return r.fail(err)
+		}
+		if r.flags.json {
+			r.writeJSON(rep)
+			return exitOK
+		}
+		fmt.Fprintf(r.env.Stdout, "repaired %s: read %d memories from it, %d in all; the broken file is kept as %s\n",
+			filepath.Base(r.store.Path()), rep.Read, rep.Entries, rep.Backup)
 		return exitOK
 	}
 }
