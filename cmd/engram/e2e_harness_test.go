@@ -3,9 +3,14 @@
 // The harness of the end-to-end scenarios: a virtual display, the built
 // app, the project's fake endpoint, and sessions of the app with their own
 // XDG folders, driven with xdotool and read back from their files on disk.
-// A scenario is a Test function that calls newE2E, sets e.srv.Respond,
-// opens a session with the memories, config and environment it needs,
-// types, waits on the chat files and saves screenshots in build/e2e/.
+//
+// A scenario is a TestE2E… function (make e2e runs them all): newE2E, the
+// endpoint's answers (e.srv.Respond = byQuestion(…), or e.srv.Push), a
+// session opened with the config, memories and environment it needs
+// (setup: pinned memories are Entry{Pinned: true}; Env: []string{"LANG=…"}
+// or a FONTCONFIG_FILE), then send, waitAnswer or e.request, shot, and
+// checks on s.chats() and e.srv.Requests(). TestE2EReasoning is a short
+// example.
 
 package main
 
@@ -16,6 +21,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,6 +130,7 @@ type session struct {
 	xdg      string
 	extraEnv []string
 	cmd      *exec.Cmd
+	exited   chan struct{} // closed when cmd has ended
 	out      bytes.Buffer
 }
 
@@ -159,6 +166,11 @@ func (s *session) start() time.Duration {
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start %s: %v", s.e.bin, err)
 	}
+	s.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		cmd.Wait()
+		close(exited)
+	}(s.cmd, s.exited)
 	s.t.Cleanup(func() {
 		s.stop()
 		if s.t.Failed() && s.out.Len() > 0 {
@@ -167,12 +179,17 @@ func (s *session) start() time.Duration {
 	})
 	deadline := begin.Add(20 * time.Second)
 	for time.Now().Before(deadline) {
+		select {
+		case <-s.exited:
+			s.t.Fatalf("the app exited on %s before it drew a window: %v", s.e.display, s.cmd.ProcessState)
+		default:
+		}
 		if w := s.window(); w != "" && s.drawn(w) {
 			return time.Since(begin)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	s.t.Fatalf("no Engram window drawn after 20s; output:\n%s", s.out.String())
+	s.t.Fatalf("no Engram window drawn on %s after 20s", s.e.display)
 	return 0
 }
 
@@ -222,20 +239,15 @@ func (s *session) drawn(id string) bool {
 
 // stop ends the app with an interrupt, or kills it after 5 s.
 func (s *session) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
+	if s.cmd == nil {
 		return
 	}
 	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() {
-		s.cmd.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-s.exited:
 	case <-time.After(5 * time.Second):
 		s.cmd.Process.Kill()
-		<-done
+		<-s.exited
 	}
 	s.cmd = nil
 }
@@ -348,6 +360,26 @@ func (e *e2e) request(d time.Duration, question string) agenttest.Request {
 	return req
 }
 
+// byQuestion is a Respond function for the fake endpoint that answers each
+// question (the last user message) with its reply, distillation with no
+// memories, and anything else with a reply that says it was unexpected.
+func byQuestion(replies map[string]agenttest.Reply) func(agenttest.Request) agenttest.Reply {
+	return func(r agenttest.Request) agenttest.Reply {
+		if isDistill(r) {
+			return agenttest.Reply{Text: "[]"}
+		}
+		if reply, ok := replies[r.LastUser()]; ok {
+			return reply
+		}
+		return agenttest.Reply{Text: fmt.Sprintf("unexpected request asking %q", r.LastUser())}
+	}
+}
+
+// isDistill reports whether r is distillation's request, not a chat turn's.
+func isDistill(r agenttest.Request) bool {
+	return strings.HasPrefix(r.System(), "You maintain the long-term memory")
+}
+
 // addMemories adds entries to the memory file at path, as the user's own.
 func addMemories(t *testing.T, path string, entries []memory.Entry) {
 	t.Helper()
@@ -376,9 +408,11 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// xvfb starts a virtual display and returns its name. Xvfb picks a free
-// display number itself (-displayfd) and takes it under its lock, so that
-// runs side by side never share one.
+// xvfb starts a virtual display and returns its name. Other programs on
+// a machine (and other test runs, perhaps in other PID namespaces that see
+// each other's lock files as stale) take the low display numbers, so it
+// tries random high ones until Xvfb gets one, and waits for a client to
+// connect before it returns.
 func xvfb(t *testing.T) string {
 	t.Helper()
 	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
@@ -386,48 +420,75 @@ func xvfb(t *testing.T) string {
 			t.Fatalf("%s is missing: run make deps", tool)
 		}
 	}
+	for try := 0; try < 5; try++ {
+		display := fmt.Sprintf(":%d", 2000+rand.IntN(30000))
+		if startXvfb(t, display) {
+			return display
+		}
+	}
+	t.Fatal("Xvfb did not start on any of 5 displays")
+	return ""
+}
+
+// startXvfb runs Xvfb on display and reports whether it started there and
+// takes clients; it stops with the test.
+func startXvfb(t *testing.T, display string) bool {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd := exec.Command("Xvfb", display, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
 		t.Fatalf("start Xvfb: %v", err)
 	}
-	t.Cleanup(func() {
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	stop := func() {
 		// SIGTERM lets Xvfb remove its lock file; a kill would leave it.
 		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() {
-			cmd.Wait()
-			close(done)
-		}()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
 			cmd.Process.Kill()
 			<-done
 		}
-	})
-	number := make(chan string, 1)
+	}
+	// Xvfb writes the display number when it is ready, or exits.
+	ready := make(chan bool, 1)
 	go func() {
 		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
+		ready <- strings.TrimSpace(line) != ""
 	}()
 	select {
-	case n := <-number:
-		if n == "" {
-			t.Fatal("Xvfb exited without a display")
+	case ok := <-ready:
+		if !ok {
+			stop()
+			return false
 		}
-		return ":" + n
 	case <-time.After(10 * time.Second):
-		t.Fatal("Xvfb did not start in 10s")
+		stop()
+		t.Fatalf("Xvfb on %s was not ready in 10s", display)
 	}
-	return ""
+	t.Cleanup(stop)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		probe := exec.Command("xdotool", "getdisplaygeometry")
+		probe.Env = []string{"DISPLAY=" + display}
+		if probe.Run() == nil {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("Xvfb on %s takes no clients", display)
+	return false
 }
 
 func fileExists(p string) bool {

@@ -1,8 +1,9 @@
 //go:build e2e
 
-// The end-to-end test runs the real build/engram under Xvfb against the fake
-// OpenAI-compatible endpoint, types with xdotool, and saves screenshots in
-// build/e2e/. Run it with `make e2e` (it needs xvfb, xdotool and imagemagick).
+// The end-to-end tests run the real build/engram under Xvfb against the fake
+// OpenAI-compatible endpoint, type with xdotool, and save screenshots in
+// build/e2e/. Run them with `make e2e` (it needs xvfb, xdotool and
+// imagemagick); the harness they share is in e2e_harness_test.go.
 
 package main
 
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,11 +162,6 @@ func TestE2E(t *testing.T) {
 	first.stop()
 }
 
-// isDistill reports whether r is distillation's request, not a chat turn's.
-func isDistill(r agenttest.Request) bool {
-	return strings.HasPrefix(r.System(), "You maintain the long-term memory")
-}
-
 // pinProjectChat prepares a chat pinned to proj, with project memories.
 func pinProjectChat(t *testing.T, p agent.Paths, proj, baseURL string) {
 	t.Helper()
@@ -269,29 +266,14 @@ const (
 func TestE2EReasoning(t *testing.T) {
 	e := newE2E(t)
 	hold := make(chan struct{})
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			close(hold)
-		}
-	}
+	release := sync.OnceFunc(func() { close(hold) })
 	defer release()
-	e.srv.Respond = func(r agenttest.Request) agenttest.Reply {
-		switch {
-		case isDistill(r):
-			return agenttest.Reply{Text: "[]"}
-		case r.LastUser() == thinkQuestion:
-			// The stream holds after its first piece, inside the <think>.
-			return agenttest.Reply{Pieces: []string{"<think>" + thinkStart, thinkRest + "</think>\n\n", thinkAnswer},
-				Hold: hold}
-		case r.LastUser() == contentAsk:
-			return agenttest.Reply{Reasoning: contentReason, Text: contentAnswer}
-		case r.LastUser() == fieldAsk:
-			return agenttest.Reply{Reasoning: fieldReason, ReasoningField: "reasoning", Text: fieldAnswer}
-		}
-		return agenttest.Reply{Text: "unexpected request"}
-	}
+	e.srv.Respond = byQuestion(map[string]agenttest.Reply{
+		// The stream holds after its first piece, inside the <think>.
+		thinkQuestion: {Pieces: []string{"<think>" + thinkStart, thinkRest + "</think>\n\n", thinkAnswer}, Hold: hold},
+		contentAsk:    {Reasoning: contentReason, Text: contentAnswer},
+		fieldAsk:      {Reasoning: fieldReason, ReasoningField: "reasoning", Text: fieldAnswer},
+	})
 	s := e.open(setup{Config: e.config()})
 
 	s.send(thinkQuestion)
