@@ -63,8 +63,7 @@ func TestE2E(t *testing.T) {
 	s := e.open(setup{Config: e.config(), Memories: seeded})
 	p := s.paths()
 	// The message box has the focus at start: type right away.
-	s.xdo("type", "--delay", "120", question)
-	s.xdo("key", "Return")
+	s.send(question)
 	waitFor(t, 20*time.Second, "the answer and the distilled memory", func() bool {
 		b, _ := os.ReadFile(p.GlobalMemory())
 		return bytes.Contains(b, []byte(distilled))
@@ -85,7 +84,7 @@ func TestE2E(t *testing.T) {
 	s.shot("chat")
 
 	s.xdo("key", "ctrl+f")
-	s.xdo("type", "--delay", "120", "部署")
+	s.typeText("部署")
 	time.Sleep(700 * time.Millisecond)
 	s.shot("inspector")
 
@@ -93,8 +92,7 @@ func TestE2E(t *testing.T) {
 	// the partial answer is kept.
 	s.xdo("key", "Escape") // clears the memory search
 	s.focusMessageBox()
-	s.xdo("type", "--delay", "20", longQuestion)
-	s.xdo("key", "Return")
+	s.send(longQuestion)
 	waitFor(t, 10*time.Second, "the held answer", func() bool {
 		return len(srv.Requests()) > 0 &&
 			srv.Requests()[len(srv.Requests())-1].LastUser() == longQuestion
