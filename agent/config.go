@@ -37,6 +37,9 @@ type Config struct {
 	// ContextChars is the size, in characters, above which a chat's older
 	// messages are summarised (default 60000).
 	ContextChars int `json:"context_chars,omitempty"`
+	// Language is the window's language: "" follows the system, "en" or
+	// "zh-Hans" choose one.
+	Language string `json:"language,omitempty"`
 }
 
 // Defaults for the zero fields of a Config.
