@@ -1,0 +1,54 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// narrowLayout lays the window out and collapses the chat list when the
+// window is too narrow for it beside the chat pane and the inspector, so
+// the window can be as narrow as the toolbar (under 720 px).
+type narrowLayout struct {
+	u      *UI
+	noList bool // the chat list is collapsed
+}
+
+// MinSize is the size of the toolbar over the chat pane and the inspector.
+func (l *narrowLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	u := l.u
+	bar := u.bar.root.MinSize()
+	body := u.body.MinSize()
+	return fyne.NewSize(max(bar.Width, body.Width), bar.Height+body.Height)
+}
+
+// Layout collapses the chat list when it does not fit in size and lays the
+// rest out.
+func (l *narrowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	u := l.u
+	need := u.list.root.MinSize().Width + theme.Padding()*2 + u.body.MinSize().Width
+	if noList := size.Width < need; noList != l.noList {
+		l.noList = noList
+		setVisible(u.list.root, !noList)
+		u.left.Refresh()
+	}
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+// showPanels shows the inspector as the Memories button asks.
+func (u *UI) showPanels() {
+	setVisible(u.insp.root, u.inspectorOpen)
+	u.split.Refresh()
+	u.body.Refresh()
+}
+
+// setVisible shows or hides o.
+func setVisible(o fyne.CanvasObject, on bool) {
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}
