@@ -98,6 +98,9 @@ func (s *selection) entries() []memory.Entry {
 // update shows the bar while selecting, with the count; marks of memories
 // no longer shown are dropped.
 func (s *selection) update() {
+	if !s.on && !s.box.Visible() {
+		return
+	}
 	shown := map[string]bool{}
 	for _, r := range s.i.rows {
 		shown[r.e.ID] = true

@@ -39,6 +39,11 @@ type memStore interface {
 // searchLimit is how many ranked memories a search shows.
 const searchLimit = 200
 
+// rowRunes is how much of a memory a row is given to show: more than the
+// widest column fits, and short enough that fitting it (Fyne shapes the
+// text to find where the ellipsis goes) stays cheap while typing.
+const rowRunes = 120
+
 // memRow is one row of the inspector: an entry and, for a search, its rank.
 type memRow struct {
 	e     memory.Entry
@@ -222,7 +227,7 @@ func (i *inspector) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	r := o.(*rowBox)
 	row := i.rows[id]
 	r.badge.set(row.e.Kind)
-	r.text.SetText(oneLine(row.e.Text, 300))
+	r.text.SetText(oneLine(row.e.Text, rowRunes))
 	if i.sel.on {
 		if i.sel.ids[row.e.ID] {
 			r.mark.SetResource(theme.CheckButtonCheckedIcon())
