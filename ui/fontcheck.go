@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 	"github.com/go-text/typesetting/font"
 	"github.com/go-text/typesetting/fontscan"
@@ -142,28 +141,45 @@ func fileHas(path string, r rune) bool {
 	return false
 }
 
-// fontAdvice says what to install on goos for Chinese characters.
+// fontAdvice says, in English, what to install on goos for Chinese
+// characters.
 func fontAdvice(goos string) string {
 	switch goos {
 	case "darwin":
-		return lang.L("macOS has Chinese fonts built in; if they were removed, add Chinese in System Settings → General → Language & Region.")
+		return "macOS has Chinese fonts built in; if they were removed, add Chinese in System Settings → General → Language & Region."
 	case "windows":
-		return lang.L("Add the Chinese (Simplified) supplemental fonts in Settings → Apps → Optional features.")
+		return "Add the Chinese (Simplified) supplemental fonts in Settings → Apps → Optional features."
 	}
-	return lang.L("Install a CJK font, for example: sudo apt install fonts-noto-cjk (Debian, Ubuntu), sudo dnf install google-noto-sans-cjk-fonts (Fedora), sudo pacman -S noto-fonts-cjk (Arch). Then restart Engram.")
+	return "Install a CJK font, for example: sudo apt install fonts-noto-cjk (Debian, Ubuntu), " +
+		"sudo dnf install google-noto-sans-cjk-fonts (Fedora), sudo pacman -S noto-fonts-cjk (Arch). Then restart Engram."
 }
 
-// fontNotice is the notice's text for what the check found, "" for none.
-func fontNotice(st fontState, goos string) string {
-	var parts []string
-	if !st.covered {
-		parts = append(parts, lang.L("No font with Chinese characters was found on this computer, so Chinese text shows as empty boxes."), fontAdvice(goos))
+// The font notices are in English whatever the window's language: without
+// the font, their Chinese would be empty boxes too (and FYNE_FONT is for
+// people who read its English documentation).
+const (
+	noFontTitle = "Chinese characters cannot be shown"
+	noFontText  = "No font with Chinese characters was found on this computer, so Chinese text shows as empty boxes."
+)
+
+// fontNotice is the notice's title and text for what the check found, ""
+// for none.
+func fontNotice(st fontState, goos string) (title, text string) {
+	switch {
+	case !st.covered:
+		text = noFontText + "\n\n" + fontAdvice(goos)
+		if st.ttc {
+			text += "\n\n" + ttcText
+		}
+		return noFontTitle, text
+	case st.ttc:
+		return "FYNE_FONT is not used", ttcText
 	}
-	if st.ttc {
-		parts = append(parts, lang.L("FYNE_FONT names a font collection (.ttc), which Fyne cannot load: point it at a single .ttf or .otf font, or unset it (Fyne finds installed fonts by itself)."))
-	}
-	return strings.Join(parts, "\n\n")
+	return "", ""
 }
+
+// ttcText explains why FYNE_FONT cannot name a font collection.
+const ttcText = "FYNE_FONT names a font collection (.ttc), which Fyne cannot load: point it at a single .ttf or .otf font, or unset it (Fyne finds installed fonts by itself)."
 
 // checkFonts runs the font check once, in the background, and shows the
 // notice if there is one and it was not shown before.
@@ -181,19 +197,20 @@ func (u *UI) checkFonts() {
 		return
 	}
 	u.bg(func() func() {
-		text := fontNotice(c.check(), goos)
+		title, text := fontNotice(c.check(), goos)
 		if text == "" {
 			return nil
 		}
-		return func() { u.showFontNotice(text) }
+		return func() { u.showFontNotice(title, text) }
 	})
 }
 
-// showFontNotice shows the notice, and remembers it was shown.
-func (u *UI) showFontNotice(text string) {
+// showFontNotice shows the notice, and remembers it was shown. Its button
+// reads OK in any language, like its text.
+func (u *UI) showFontNotice(title, text string) {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom(lang.L("Chinese characters cannot be shown"), lang.L("OK"), l, u.w)
+	d := dialog.NewCustom(title, "OK", l, u.w)
 	d.Resize(fyne.NewSize(min(560, u.w.Canvas().Size().Width-20), 0))
 	d.SetOnClosed(func() { fyne.CurrentApp().Preferences().SetBool(fontNoticeKey, true) })
 	u.fontNotice = d

@@ -98,14 +98,20 @@ func TestFontCheckFindsHan(t *testing.T) {
 			t.Errorf("%s: %+v, want covered %v, ttc %v", tc.name, st, tc.covered, tc.ttc)
 		}
 	}
-	if got := fontNotice(fontState{covered: false}, "linux"); !strings.Contains(got, "fonts-noto-cjk") {
+	if _, got := fontNotice(fontState{covered: false}, "linux"); !strings.Contains(got, "fonts-noto-cjk") {
 		t.Errorf("the Linux notice does not name fonts-noto-cjk: %q", got)
 	}
-	if got := fontNotice(fontState{covered: true, ttc: true}, "linux"); !strings.Contains(got, ".ttc") || strings.Contains(got, "apt") {
+	if _, got := fontNotice(fontState{covered: true, ttc: true}, "linux"); !strings.Contains(got, ".ttc") || strings.Contains(got, "apt") {
 		t.Errorf("the collection notice: %q", got)
 	}
-	if got := fontNotice(fontState{covered: true}, "darwin"); got != "" {
+	if _, got := fontNotice(fontState{covered: true}, "darwin"); got != "" {
 		t.Errorf("a notice with a font found: %q", got)
+	}
+	// Without a Chinese font the notice is in English even in Chinese.
+	inChinese(t)
+	title, text := fontNotice(fontState{covered: false, ttc: true}, "linux")
+	if title != noFontTitle || !strings.HasPrefix(text, noFontText) || !strings.Contains(text, "FYNE_FONT names") {
+		t.Errorf("the notice in a Chinese locale: %q: %q", title, text)
 	}
 }
 

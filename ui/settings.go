@@ -74,8 +74,10 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	f.model.SetText(c.Model)
 	f.status = captionLabel("")
 	f.found = captionLabel("")
+	f.found.Hide()
 	if src.Detected {
 		f.found.SetText(detectedText(c.BaseURL))
+		f.found.Show()
 	}
 	f.language = widget.NewSelect(languageNames(), nil)
 	f.language.SetSelected(languageChoice(c.Language))

@@ -82,6 +82,8 @@ type session struct {
 	xdg     string
 	cmd     *exec.Cmd
 	out     bytes.Buffer
+	extra   []string // more environment of the app, overriding env's
+	wrap    []string // a command that runs the app (its path is the last argument)
 }
 
 func newSession(t *testing.T, display, xdgDir string) *session {
@@ -109,7 +111,10 @@ func (s *session) env() []string {
 func (s *session) start(bin string) time.Duration {
 	s.t.Helper()
 	s.cmd = exec.Command(bin)
-	s.cmd.Env = s.env()
+	if len(s.wrap) > 0 {
+		s.cmd = exec.Command(s.wrap[0], append(s.wrap[1:], bin)...)
+	}
+	s.cmd.Env = append(s.env(), s.extra...)
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
 	begin := time.Now()
 	if err := s.cmd.Start(); err != nil {
