@@ -102,7 +102,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 	tabs := container.NewGridWithColumns(2, i.global, i.proj)
 
 	i.search = newShortcutEntry()
-	i.search.SetPlaceHolder(lang.L("Search memories…"))
+	i.search.SetPlaceHolder(lang.L("Search memories… ({{.Key}})", map[string]any{"Key": shortcutName(fyne.KeyF)}))
 	i.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	i.search.OnChanged = func(string) { i.reload() }
 	i.search.onShortcut = u.shortcut
