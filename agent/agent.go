@@ -58,14 +58,14 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// Connect makes the Completer of an endpoint from its base URL (".../v1")
-// and API key (may be empty).
-type Connect func(baseURL, apiKey string) llm.Completer
+// Connect makes the Completer of an endpoint: its base URL (".../v1"), API
+// key (may be empty) and the stream limits of the Config.
+type Connect func(ep llm.Endpoint) llm.Completer
 
 // openAICompatible is the default Connect: the go-openai adapter over
 // httpClient (nil: the adapter's client with timeouts).
 func openAICompatible(httpClient *http.Client) Connect {
-	return func(baseURL, apiKey string) llm.Completer { return openai.New(baseURL, apiKey, httpClient) }
+	return func(ep llm.Endpoint) llm.Completer { return openai.New(ep, httpClient) }
 }
 
 // Agent runs chat turns against a model with memory. See the package doc
@@ -254,7 +254,7 @@ func (a *Agent) Models(ctx context.Context) ([]string, error) {
 	if c.BaseURL == "" {
 		return nil, errNoEndpoint()
 	}
-	ids, err := a.opts.Connect(c.BaseURL, c.APIKey).Models(ctx)
+	ids, err := a.opts.Connect(c.endpoint()).Models(ctx)
 	if err != nil {
 		return nil, classify(err, c.Model)
 	}
@@ -433,13 +433,41 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 	if _, err := a.chats.get(chatID); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
+	return a.start(ctx, "send", chatID, text, false)
+}
+
+// Retry asks again for the answer to the chat's last user message, after
+// that answer failed, broke off (Message.Interrupted) or was stopped: a
+// turn runs as after Send, without recording the message again. The
+// earlier answer stays in the chat; an interrupted one is not sent to the
+// model. The error is for an unknown chat, a chat whose last message is
+// not such an answer, a turn already running, or a closed agent.
+func (a *Agent) Retry(ctx context.Context, chatID string) error {
+	c, err := a.chats.get(chatID)
+	if err != nil {
+		return fmt.Errorf("retry: %w", err)
+	}
+	n, u := len(c.Messages), lastUser(c.Messages)
+	if u < 0 || u < n-1 && !failed(c.Messages[n-1]) {
+		return errors.New("retry: the chat's last answer did not fail")
+	}
+	return a.start(ctx, "retry", chatID, c.Messages[u].Text, true)
+}
+
+// failed reports an answer that Retry may ask again.
+func failed(m Message) bool {
+	return m.Role == RoleAssistant && (m.Err != "" || m.Interrupted || m.Stopped)
+}
+
+// start runs a turn on its own goroutine.
+func (a *Agent) start(ctx context.Context, op, chatID, text string, retry bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return fmt.Errorf("send: %w", errClosed)
+		return fmt.Errorf("%s: %w", op, errClosed)
 	}
 	if _, ok := a.running[chatID]; ok {
-		return fmt.Errorf("send: %w", ErrTurnRunning)
+		return fmt.Errorf("%s: %w", op, ErrTurnRunning)
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	stopWithAgent := context.AfterFunc(a.ctx, cancel)
@@ -451,7 +479,7 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 			cancel()
 			a.done()
 		}()
-		a.turn(tctx, chatID, text)
+		a.turn(tctx, chatID, text, retry)
 	}()
 	return nil
 }
@@ -534,11 +562,11 @@ func (a *Agent) emit(e Event) { a.events.emit(e) }
 
 // finishTurn removes the chat's turn from the running set, so the next Send
 // is accepted, and then reports TurnDone.
-func (a *Agent) finishTurn(chatID string, usage Usage, err error) {
+func (a *Agent) finishTurn(chatID string, usage Usage, err error, interrupted bool) {
 	a.mu.Lock()
 	delete(a.running, chatID)
 	a.mu.Unlock()
-	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, At: a.now()})
+	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, At: a.now(), Interrupted: interrupted})
 }
 
 // recall runs auto-recall for a turn over the global store and the chat's

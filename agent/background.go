@@ -19,7 +19,7 @@ const distillTimeout = 2 * time.Minute
 func (a *Agent) distill(cfg Config, chatID, projectDir, excerpt string) {
 	ctx, cancel := context.WithTimeout(a.ctx, distillTimeout)
 	defer cancel()
-	client := a.opts.Connect(cfg.BaseURL, cfg.APIKey)
+	client := a.opts.Connect(cfg.endpoint())
 	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
 		{Role: "system", Content: distillPrompt},
 		{Role: "user", Content: excerpt},

@@ -3,7 +3,6 @@ package agent
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,8 +13,6 @@ import (
 	"sync"
 	"time"
 	"unicode"
-
-	"engram/memory/durable"
 )
 
 // The roles of chat messages.
@@ -52,6 +49,10 @@ type Chat struct {
 
 // Message is one message of a chat.
 type Message struct {
+	// ID names the message in its chat; writers of one chat merge by it.
+	ID string `json:"id,omitempty"`
+	// ReplyTo is the ID of the user message an answer replies to.
+	ReplyTo  string        `json:"reply_to,omitempty"`
 	Role     string        `json:"role"` // RoleUser, RoleAssistant or RoleSummary
 	Text     string        `json:"text"`
 	Time     time.Time     `json:"time"`
@@ -60,6 +61,17 @@ type Message struct {
 	Err      string        `json:"err,omitempty"`      // the turn failed: why
 	Stopped  bool          `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
 	Usage    *Usage        `json:"usage,omitempty"`
+	// Reasoning is the model's thinking before (and between) the parts of
+	// the answer, shown apart; it is never sent back to the model, nor to
+	// distillation or compaction. ThinkingTime is how long it took.
+	Reasoning    string        `json:"reasoning,omitempty"`
+	ThinkingTime time.Duration `json:"thinking_time,omitempty"` // nanoseconds in the file
+	// Interrupted marks an answer that broke off (the stream ended before
+	// the model finished, or went silent): Text is partial, it is not sent
+	// back to the model nor distilled, and Retry asks again.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Cut marks an answer cut at Config.MaxAnswerBytes.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // ToolRecord is one tool call of an answer and its result.
@@ -105,21 +117,14 @@ func loadChats(dir string, now func() time.Time) (*chatStore, error) {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		b, err := os.ReadFile(path)
+		c, err := readChatFile(path)
 		if err != nil {
-			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
-			continue
-		}
-		var c Chat
-		if err := json.Unmarshal(b, &c); err != nil || c.ID != strings.TrimSuffix(name, ".json") {
-			if err == nil {
-				err = errors.New("id does not match the file name")
-			}
-			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
+			cs.errs = append(cs.errs, fmt.Errorf("load chat: %w", err))
 			continue
 		}
 		cs.chats[c.ID] = &c
 	}
+	removeStaleTemps(dir, now())
 	return cs, nil
 }
 
@@ -222,6 +227,11 @@ func (cs *chatStore) apply(id string, fn func(c *Chat) bool) (Chat, uint64, erro
 	if !fn(&next) {
 		return Chat{}, 0, nil
 	}
+	for i := range next.Messages {
+		if next.Messages[i].ID == "" {
+			next.Messages[i].ID = newMessageID()
+		}
+	}
 	next.Updated = cs.now()
 	*c = next
 	cs.ver[id]++
@@ -231,7 +241,9 @@ func (cs *chatStore) apply(id string, fn func(c *Chat) bool) (Chat, uint64, erro
 }
 
 // persist writes version ver of a chat, unless a newer version is on disk
-// already or the chat was deleted meanwhile.
+// already or the chat was deleted meanwhile. The write merges in what
+// other processes wrote to the file (see writeMerged), and so does the
+// chat in memory.
 func (cs *chatStore) persist(c Chat, ver uint64) error {
 	cs.wmu.Lock()
 	defer cs.wmu.Unlock()
@@ -241,14 +253,18 @@ func (cs *chatStore) persist(c Chat, ver uint64) error {
 	if !exists || cs.written[c.ID] >= ver {
 		return nil
 	}
-	b, err := json.MarshalIndent(c, "", " ")
+	merged, err := cs.writeMerged(c)
 	if err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
-	if err := durable.WriteFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
-		return fmt.Errorf("save chat %s: %w", c.ID, err)
-	}
 	cs.written[c.ID] = ver
+	if len(merged.Messages) > len(c.Messages) {
+		cs.mu.Lock()
+		if m := cs.chats[c.ID]; m != nil {
+			m.Messages = mergeMessages(merged.Messages, m.Messages)
+		}
+		cs.mu.Unlock()
+	}
 	return nil
 }
 
@@ -266,6 +282,7 @@ func (cs *chatStore) remove(id string) error {
 	if err := os.Remove(cs.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete chat %s: %w", id, err)
 	}
+	_ = os.Remove(cs.path(id) + ".lock") // only a lock: nothing is lost
 	return nil
 }
 

@@ -73,7 +73,7 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Mess
 		switch {
 		case m.Role == RoleUser:
 			msgs = append(msgs, llm.Message{Role: "user", Content: m.Text})
-		case m.Role == RoleAssistant && m.Text != "":
+		case m.Role == RoleAssistant && m.Text != "" && !m.Interrupted:
 			msgs = append(msgs, llm.Message{Role: "assistant", Content: m.Text})
 		}
 	}

@@ -128,7 +128,9 @@ func (a *Agent) ModelsAt(ctx context.Context, baseURL, apiKey string) ([]string,
 	if baseURL == "" {
 		return nil, errNoEndpoint()
 	}
-	ids, err := a.opts.Connect(baseURL, apiKey).Models(ctx)
+	c := a.Config()
+	c.BaseURL, c.APIKey = baseURL, apiKey
+	ids, err := a.opts.Connect(c.endpoint()).Models(ctx)
 	if err != nil {
 		return nil, classify(err, "")
 	}

@@ -12,29 +12,44 @@ import (
 
 // turnState is what one turn accumulates.
 type turnState struct {
-	chatID  string
-	project *projectState
-	hits    []RecalledHit
-	answer  strings.Builder
-	tools   []ToolRecord
-	usage   Usage
-	saved   <-chan error // the write of the user's message
+	chatID    string
+	userID    string // the ID of the user message answered
+	project   *projectState
+	hits      []RecalledHit
+	answer    strings.Builder
+	reasoning strings.Builder
+	thinking  time.Duration // the turn's thinking time so far
+	thinkFrom time.Time     // when the current stretch of thinking began; zero when not thinking
+	tools     []ToolRecord
+	usage     Usage
+	cut       bool         // the answer was cut at Config.MaxAnswerBytes
+	saved     <-chan error // the write of the user's message
 }
 
-// turn runs one turn; it always ends with TurnDone.
-func (a *Agent) turn(ctx context.Context, chatID, text string) {
+// maxRetryWait caps the wait a Retry-After header asks for.
+const maxRetryWait = 60 * time.Second
+
+// turn runs one turn; it always ends with TurnDone. With retry, text is
+// the chat's last user message, already recorded, whose answer is asked
+// for again.
+func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 	cfg := a.Config()
 	ts := &turnState{chatID: chatID}
 	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
 		if c.Title == "" {
 			c.Title = titleFrom(text)
 		}
-		c.Messages = append(c.Messages, Message{Role: RoleUser, Text: text, Time: a.now()})
+		if !retry {
+			c.Messages = append(c.Messages, Message{Role: RoleUser, Text: text, Time: a.now()})
+		}
 		return true
 	})
 	if err != nil {
-		a.finishTurn(chatID, Usage{}, err)
+		a.finishTurn(chatID, Usage{}, err, false)
 		return
+	}
+	if u := lastUser(chat.Messages); u >= 0 {
+		ts.userID = chat.Messages[u].ID
 	}
 	// The file write goes on beside recall and the request; the answer's
 	// write at the end of the turn never loses to it, and endTurn reports
@@ -58,7 +73,13 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 		ts.project = p
 	}
 	if chat.AutoRecall {
-		ts.hits = a.recall(chat, text, ts.project, cfg)
+		// A copy: chat is being written to its file meanwhile. A retry
+		// recalls as the first time did, with the message last.
+		asked := chat
+		if retry {
+			asked.Messages = chat.Messages[:lastUser(chat.Messages)+1]
+		}
+		ts.hits = a.recall(asked, text, ts.project, cfg)
 		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits})
 	} else {
 		a.emit(RecallDone{ChatID: chatID, Skipped: true})
@@ -78,8 +99,8 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 // endTurn saves the answer (complete, partial or failed) and reports the
 // end of the turn; after a completed turn it starts distillation.
 func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user string, err error) {
-	msg := Message{Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
-		Tools: ts.tools}
+	msg := Message{ReplyTo: ts.userID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
+		Tools: ts.tools, Reasoning: ts.reasoning.String(), ThinkingTime: ts.thinking, Cut: ts.cut}
 	if ts.usage != (Usage{}) {
 		u := ts.usage
 		msg.Usage = &u
@@ -91,6 +112,8 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		var ae *Error
 		if errors.As(err, &ae) {
 			msg.Err = ae.Message
+			msg.Interrupted = ae.Code == CodeInterrupted ||
+				ae.Code == CodeTimeout && (msg.Text != "" || msg.Reasoning != "")
 		} else {
 			msg.Err = err.Error()
 		}
@@ -98,7 +121,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 	if err := <-ts.saved; err != nil {
 		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
 	}
-	if msg.Text != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
+	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
 		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
 			c.Messages = append(c.Messages, msg)
 			return true
@@ -106,8 +129,8 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 			err = serr
 		}
 	}
-	a.finishTurn(ts.chatID, ts.usage, err)
-	if err == nil && cfg.Distill && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+	a.finishTurn(ts.chatID, ts.usage, err, msg.Interrupted)
+	if err == nil && !msg.Cut && cfg.Distill && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
 			projectDir = ts.project.store.dir
@@ -129,7 +152,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.Model == "" {
 		return errNoModel(cfg.BaseURL)
 	}
-	cv := &conversation{client: a.opts.Connect(cfg.BaseURL, cfg.APIKey), cfg: cfg, ts: ts, useTools: true}
+	cv := &conversation{client: a.opts.Connect(cfg.endpoint()), cfg: cfg, ts: ts, useTools: true}
 	if err := a.compact(ctx, cv.client, cfg, ts.chatID, false); err != nil {
 		return err
 	}
@@ -138,9 +161,17 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		if err != nil {
 			return err
 		}
+		if reply.Cut {
+			ts.cut = true
+			a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The answer reached %s and was cut there "+
+				"(max_answer_bytes in config.json).", sizeOf(cfg.MaxAnswerBytes))})
+			return nil
+		}
 		if len(reply.ToolCalls) == 0 {
 			if reply.Finish == "length" {
 				a.emit(Notice{ChatID: ts.chatID, Text: "The answer was cut off at the model's output limit."})
+			} else if ts.answer.Len() == 0 && len(ts.tools) == 0 {
+				return errNoAnswer(ts.reasoning.Len() > 0)
 			}
 			return nil
 		}
@@ -151,7 +182,14 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 			return &Error{Code: CodeBadResponse, Message: fmt.Sprintf("The model kept calling tools and gave "+
 				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
 		}
-		cv.msgs = append(cv.msgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
+		// DeepSeek's thinking mode wants the reasoning of a tool call back
+		// in the follow-ups of the turn (and nowhere else).
+		var replay string
+		if reply.ReasoningForm == llm.ReasoningContent {
+			replay = reply.Reasoning
+		}
+		cv.msgs = append(cv.msgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls,
+			Reasoning: replay})
 		cv.msgs = append(cv.msgs, a.runTools(ts, reply.ToolCalls)...)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -205,7 +243,8 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 
 // call sends the chat with this turn's tool messages, streaming the text
 // into the answer (after a blank line when a step before wrote some) as
-// Delta events; it reports whether any text arrived.
+// Delta events and the reasoning apart as ReasoningDelta events between
+// ThinkingStarted and ThinkingDone; it reports whether anything arrived.
 func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
 	ts := cv.ts
 	chat, err := a.chats.get(ts.chatID)
@@ -217,21 +256,49 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	if tools {
 		req.Tools = toolDefs
 	}
-	sep := ts.answer.Len() > 0
+	sep, rsep := ts.answer.Len() > 0, ts.reasoning.Len() > 0
 	streamed := false
-	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(s string) {
-		if sep {
-			ts.answer.WriteString("\n\n")
-			s = "\n\n" + s
-			sep = false
-		}
+	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(d llm.Delta) {
 		streamed = true
+		if d.Reasoning != "" {
+			s := d.Reasoning
+			if rsep {
+				s, rsep = "\n\n"+s, false
+			}
+			if ts.thinkFrom.IsZero() {
+				ts.thinkFrom = a.now()
+				a.emit(ThinkingStarted{ChatID: ts.chatID, At: ts.thinkFrom})
+			}
+			ts.reasoning.WriteString(s)
+			a.emit(ReasoningDelta{ChatID: ts.chatID, Text: s})
+		}
+		if d.Text == "" {
+			return
+		}
+		a.stopThinking(ts)
+		s := d.Text
+		if sep {
+			s, sep = "\n\n"+s, false
+		}
 		ts.answer.WriteString(s)
 		a.emit(Delta{ChatID: ts.chatID, Text: s})
 	})
+	a.stopThinking(ts)
 	ts.usage.PromptTokens += reply.Usage.PromptTokens
 	ts.usage.CompletionTokens += reply.Usage.CompletionTokens
 	return reply, streamed, err
+}
+
+// stopThinking ends the current stretch of thinking, if any, with
+// ThinkingDone.
+func (a *Agent) stopThinking(ts *turnState) {
+	if ts.thinkFrom.IsZero() {
+		return
+	}
+	took := a.now().Sub(ts.thinkFrom)
+	ts.thinking += took
+	ts.thinkFrom = time.Time{}
+	a.emit(ThinkingDone{ChatID: ts.chatID, Took: took, Total: ts.thinking})
 }
 
 // runTools runs the model's tool calls in order, records and reports them,
@@ -256,15 +323,16 @@ func (a *Agent) runTools(ts *turnState, calls []llm.ToolCall) []llm.Message {
 }
 
 // complete makes one completion, retrying 429 and 5xx answers with backoff
-// as long as nothing was streamed. Errors are classified.
-func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, chatID string, onText func(string)) (llm.Reply, error) {
+// as long as nothing was streamed; a Retry-After of the endpoint replaces
+// the backoff's wait, up to maxRetryWait. Errors are classified.
+func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, chatID string, onDelta func(llm.Delta)) (llm.Reply, error) {
 	delay := a.opts.RetryDelay
 	for attempt := 0; ; attempt++ {
 		streamed := false
-		reply, err := c.Complete(ctx, req, func(s string) {
+		reply, err := c.Complete(ctx, req, func(d llm.Delta) {
 			streamed = true
-			if onText != nil {
-				onText(s)
+			if onDelta != nil {
+				onDelta(d)
 			}
 		})
 		if err == nil {
@@ -278,19 +346,58 @@ func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, 
 		if streamed || attempt == maxRetries || !errors.As(err, &ae) || !ae.retryable() {
 			return reply, err
 		}
+		wait, asked := delay, ""
+		var se *llm.StatusError
+		if errors.As(err, &se) && se.RetryAfter > 0 {
+			wait, asked = min(se.RetryAfter, maxRetryWait), ", as it asked"
+		}
 		if chatID != "" {
 			why := "is rate limiting requests (429)"
 			if ae.Code == CodeServer {
 				why = "had a server error"
 			}
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint %s; retrying in %s.", why,
-				delay.Round(time.Millisecond))})
+			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint %s; retrying in %s%s.", why,
+				wait.Round(time.Millisecond), asked)})
 		}
 		select {
-		case <-time.After(delay):
+		case <-time.After(wait):
 		case <-ctx.Done():
 			return reply, ctx.Err()
 		}
 		delay *= 2
 	}
+}
+
+// lastUser is the index of the last user message (-1 for none).
+func lastUser(msgs []Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			return i
+		}
+	}
+	return -1
+}
+
+// errNoAnswer is the error of a model call that finished with no answer
+// and no tool call.
+func errNoAnswer(reasoned bool) *Error {
+	msg := "The model finished without an answer. Try again, or ask differently"
+	if reasoned {
+		msg = "The model only reasoned and finished without an answer (its thinking is kept). Try again, " +
+			"or ask differently"
+	}
+	return &Error{Code: CodeBadResponse, Message: msg}
+}
+
+// sizeOf says a size in bytes for people: "4 MB", "512 KB".
+func sizeOf(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

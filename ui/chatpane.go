@@ -30,7 +30,8 @@ func newChatPane(u *UI) *chatPane {
 	p := &chatPane{u: u, msgs: container.NewVBox()}
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
 	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories")
+	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · " +
+		shortcutPrefix + "N new chat · " + shortcutPrefix + "F search memories")
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")

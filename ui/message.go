@@ -32,6 +32,7 @@ type msgState struct {
 	Message
 	notices  []string
 	pending  bool // the answer is still streaming
+	thinking bool // the model is reasoning (Message.Reasoning grows)
 	open     bool // the recall/tool disclosure is expanded
 	settings bool // the error is one that settings fix
 }
@@ -79,6 +80,7 @@ type messageView struct {
 	md       *markdownView
 	details  *fyne.Container
 	toggle   *widget.Button // the disclosure's button, once there is one
+	thought  *reasoningView // the reasoning section, once there is reasoning
 	lastText string
 	pending  bool
 	rendered bool
@@ -100,8 +102,8 @@ var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
 func (v *messageView) chromeKey() string {
 	m := v.m
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%v|%v|%d|%v|%d|%v|%s|%v", m.Role, m.pending, m.Text == "", len(m.Recalled), m.open,
-		len(m.notices), m.Stopped, m.Err, m.settings)
+	fmt.Fprintf(&b, "%s|%v|%v|%d|%v|%d|%v|%s|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled), m.open,
+		len(m.notices), m.Stopped, m.Err, m.settings, v.thought != nil)
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}
@@ -115,7 +117,7 @@ func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
 		switch {
-		case m.pending && m.Text == "":
+		case m.pending && m.Text == "" && m.Reasoning == "":
 			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
 			v.body.Refresh()
 		case m.Text == "":
@@ -125,6 +127,12 @@ func (v *messageView) update() (bodyOnly bool) {
 			v.md.set(m.Text, !m.pending)
 		}
 		v.lastText, v.pending, v.rendered = m.Text, m.pending, true
+	}
+	if m.Reasoning != "" || m.thinking {
+		if v.thought == nil {
+			v.thought = newReasoningView(v.act.changed)
+		}
+		v.thought.set(m.Reasoning, m.thinking, m.ThinkingTime)
 	}
 	key := v.chromeKey()
 	if key == v.chrome {
@@ -150,7 +158,11 @@ func (v *messageView) update() (bodyOnly bool) {
 			cp.Importance = widget.LowImportance
 			right.Add(cp)
 		}
-		parts = append(parts, container.NewBorder(nil, nil, nil, right, head), v.body)
+		parts = append(parts, container.NewBorder(nil, nil, nil, right, head))
+		if v.thought != nil {
+			parts = append(parts, v.thought)
+		}
+		parts = append(parts, v.body)
 		if d := v.disclosure(); d != nil {
 			parts = append(parts, d)
 		}

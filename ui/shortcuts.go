@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"runtime"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 )
@@ -12,16 +10,9 @@ import (
 var windowKeys = []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyQ}
 
 // shortcutName shows the shortcut of key the way the platform writes it:
-// "Ctrl+N", or "⌘N" on macOS.
+// "Ctrl+N", or "⌘N" on macOS (shortcutPrefix, shortcut_darwin.go).
 func shortcutName(key fyne.KeyName) string {
-	return shortcutNameOn(runtime.GOOS, key)
-}
-
-func shortcutNameOn(goos string, key fyne.KeyName) string {
-	if goos == "darwin" {
-		return "⌘" + string(key)
-	}
-	return "Ctrl+" + string(key)
+	return shortcutPrefix + string(key)
 }
 
 // shortcut handles the window's shortcuts; it reports whether s was one.
@@ -53,8 +44,9 @@ func (u *UI) quit() {
 	}
 }
 
-// addShortcuts registers the window's shortcuts and Esc on the window; the
-// entries pass the same shortcuts on while they have focus.
+// addShortcuts registers the window's shortcuts (Ctrl+N, Ctrl+F, Ctrl+Q;
+// ⌘N, ⌘F, ⌘Q on macOS) and Esc on the window; the entries pass the same
+// shortcuts on while they have focus.
 func (u *UI) addShortcuts() {
 	c := u.w.Canvas()
 	for _, k := range windowKeys {

@@ -364,6 +364,15 @@ func (u *UI) apply(ev agent.Event) {
 		if cur {
 			u.insp.highlight(e.Hits)
 		}
+	case agent.ThinkingStarted:
+		m = s.answer()
+		m.thinking = true
+	case agent.ReasoningDelta:
+		m = s.answer()
+		m.Reasoning += e.Text
+	case agent.ThinkingDone:
+		m = s.answer()
+		m.thinking, m.ThinkingTime = false, e.Total
 	case agent.Delta:
 		m = s.answer()
 		m.Text += e.Text
@@ -391,7 +400,7 @@ func (u *UI) apply(ev agent.Event) {
 	case agent.TurnDone:
 		s.busy = false
 		m = s.answer()
-		m.pending = false
+		m.pending, m.thinking, m.Interrupted = false, false, e.Interrupted
 		switch {
 		case e.Err == nil:
 		case errors.Is(e.Err, context.Canceled):

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"engram/agent"
+	"engram/cmd/internal/version"
 	"engram/ui"
 )
 
@@ -32,7 +34,7 @@ var _ ui.Backend = (*agent.Agent)(nil)
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "engram:", err)
 		os.Exit(1)
 	}
@@ -40,10 +42,11 @@ func main() {
 
 // options is what the command line and the environment decide.
 type options struct {
-	paths  agent.Paths
-	home   string // shown as ~ in folder names
-	getenv func(string) string
-	do     func(func()) // nil: fyne.Do
+	paths       agent.Paths
+	home        string // shown as ~ in folder names
+	getenv      func(string) string
+	do          func(func()) // nil: fyne.Do
+	showVersion bool         // print the version and exit
 }
 
 // parseFlags reads the command line; the folders default to the XDG ones.
@@ -52,22 +55,33 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 	def := agent.DefaultPaths(xdg.ConfigHome, xdg.DataHome)
 	configDir := fs.String("config-dir", def.ConfigDir, "folder of config.json, AGENTS.md and the memories")
 	dataDir := fs.String("data-dir", def.DataDir, "folder of the chats")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	return options{paths: agent.Paths{ConfigDir: *configDir, DataDir: *dataDir}, home: xdg.Home, getenv: getenv}, nil
+	return options{
+		paths:       agent.Paths{ConfigDir: *configDir, DataDir: *dataDir},
+		home:        xdg.Home,
+		getenv:      getenv,
+		showVersion: *showVersion,
+	}, nil
 }
 
 // run starts the app and returns when its window is closed or ctx ends.
-func run(ctx context.Context, args []string) error {
+// With -version it prints "engram VERSION" to stdout instead.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	opts, err := parseFlags(args, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
+		return err
+	}
+	if opts.showVersion {
+		_, err := fmt.Fprintln(stdout, "engram", version.String())
 		return err
 	}
 	return runApp(ctx, app.NewWithID(appID), opts)
