@@ -442,6 +442,16 @@ func TestNarrowWindowCollapsesPanels(t *testing.T) {
 	if !h.u.list.root.Visible() {
 		t.Error("a wide window does not show the chat list again")
 	}
+	// A deep project folder does not widen the toolbar.
+	deep := filepath.Join(t.TempDir(), "clients", "acme-corporation", "projects", "2026", "web-frontend")
+	h.u.pinProject(deep)
+	h.settle()
+	if got := h.u.bar.project.Text; got != "…"+string(filepath.Separator)+"web-frontend" {
+		t.Errorf("the project button shows %q", got)
+	}
+	if w := h.w.Content().MinSize().Width; w > 720 {
+		t.Fatalf("with a deep project folder the window cannot be narrower than %.0f px", w)
+	}
 }
 
 func TestShortcutNamesAndQuit(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -47,7 +48,7 @@ func newToolbar(u *UI) *toolbar {
 	settings.Importance = widget.LowImportance
 
 	left := container.NewHBox(t.project, t.agents, widget.NewSeparator(), t.recall)
-	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(160, t.model.MinSize().Height), t.model),
+	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(140, t.model.MinSize().Height), t.model),
 		t.memories, settings)
 	t.root = container.NewVBox(container.NewPadded(container.NewBorder(nil, nil, left, right)), widget.NewSeparator())
 	return t
@@ -61,7 +62,7 @@ func (t *toolbar) showChat(c ChatInfo) {
 	if c.Project == "" {
 		t.project.SetText(lang.L("No project"))
 	} else {
-		t.project.SetText(shortPath(c.Project, t.u.home))
+		t.project.SetText(projectLabel(c.Project, t.u.home))
 	}
 	t.loadInstructions()
 }
@@ -313,6 +314,26 @@ func shortPath(dir, home string) string {
 		}
 	}
 	return dir
+}
+
+// The project button shows a folder in full up to maxPathRunes, else as
+// …/name with the name cut at maxNameRunes, so the toolbar stays narrow.
+const (
+	maxPathRunes = 20
+	maxNameRunes = 12
+)
+
+// projectLabel is the project button's text for folder dir.
+func projectLabel(dir, home string) string {
+	s := shortPath(dir, home)
+	if utf8.RuneCountInString(s) <= maxPathRunes {
+		return s
+	}
+	name := []rune(baseName(dir))
+	if len(name) > maxNameRunes {
+		name = append(name[:maxNameRunes-1], '…')
+	}
+	return "…" + string(filepath.Separator) + string(name)
 }
 
 // baseName is a folder's last element.

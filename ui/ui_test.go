@@ -349,7 +349,7 @@ func TestPinProject(t *testing.T) {
 	if c.Project != dir {
 		t.Fatalf("chat project = %q, want %q", c.Project, dir)
 	}
-	if got := h.u.bar.project.Text; got != shortPath(dir, "") {
+	if got := h.u.bar.project.Text; got != projectLabel(dir, "") {
 		t.Errorf("project button says %q", got)
 	}
 	if got := h.u.bar.agents.Text; got != "AGENTS.md ✓" {
