@@ -99,9 +99,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 	i := &inspector{u: u, scope: agent.ScopeGlobal, stores: map[string]memStore{}, cap: maxEntries}
 	i.global = widget.NewButton(lang.L("Global"), func() { i.setScope(agent.ScopeGlobal) })
 	i.proj = widget.NewButton(lang.L("Project"), func() { i.setScope(agent.ScopeProject) })
-	// Global at its size, the project (whose name may be long) the rest,
-	// in this order for the keyboard.
-	tabs := container.New(layout.NewBorderLayout(nil, nil, i.global, nil), i.global, i.proj)
+	tabs := container.New(tabsLayout{}, i.global, i.proj)
 
 	i.search = newShortcutEntry()
 	i.search.SetPlaceHolder(lang.L("Search memories… ({{.Key}})", map[string]any{"Key": shortcutName(fyne.KeyF)}))

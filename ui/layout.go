@@ -52,3 +52,27 @@ func setVisible(o fyne.CanvasObject, on bool) {
 		o.Hide()
 	}
 }
+
+// tabsLayout lays out two tabs side by side: in equal halves when both fit,
+// else each as wide as it needs with the second taking what is left (a
+// project's long name does not widen the column).
+type tabsLayout struct{}
+
+// MinSize is the two tabs' own widths side by side.
+func (tabsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(a.Width+theme.Padding()+b.Width, max(a.Height, b.Height))
+}
+
+// Layout places the tabs.
+func (tabsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	first := (size.Width - pad) / 2
+	if need := objs[1].MinSize().Width; size.Width-pad-first < need {
+		first = max(objs[0].MinSize().Width, size.Width-pad-need)
+	}
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(first, size.Height))
+	objs[1].Move(fyne.NewPos(first+pad, 0))
+	objs[1].Resize(fyne.NewSize(size.Width-pad-first, size.Height))
+}
