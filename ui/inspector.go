@@ -227,7 +227,9 @@ func (i *inspector) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	r := o.(*rowBox)
 	row := i.rows[id]
 	r.badge.set(row.e.Kind)
-	r.text.SetText(oneLine(row.e.Text, rowRunes))
+	if text := oneLine(row.e.Text, rowRunes); r.text.Text != text {
+		r.text.SetText(text) // fitting a text is the costly part of a row: only when it changes
+	}
 	if i.sel.on {
 		if i.sel.ids[row.e.ID] {
 			r.mark.SetResource(theme.CheckButtonCheckedIcon())
