@@ -52,6 +52,9 @@ type Config struct {
 	// Capture is what becomes of distilled memories: auto (default), ask
 	// (held as suggestions until kept) or off; a chat may override it.
 	Capture CaptureMode `json:"capture,omitempty"`
+	// Language is the window's language: "" follows the system, "en" or
+	// "zh-Hans" choose one.
+	Language string `json:"language,omitempty"`
 }
 
 // Defaults for the zero fields of a Config.

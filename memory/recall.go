@@ -60,11 +60,12 @@ type Index struct {
 	mu      sync.RWMutex // Put and Delete exclusive, searches shared
 	ix      *index.Index
 	entries map[string]Entry // the indexed version of each entry, by ID
+	words   *wordDict        // the words of the entries, for Complete
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{ix: index.New(), entries: make(map[string]Entry)}
+	return &Index{ix: index.New(), entries: make(map[string]Entry), words: newWordDict()}
 }
 
 // docOf is what the index sees of an entry.
@@ -97,6 +98,7 @@ func (x *Index) putLocked(e Entry) {
 	}
 	x.entries[e.ID] = e
 	x.ix.Put(docOf(e))
+	x.words.put(e.ID, e.Text)
 }
 
 // PutAll puts many entries, as many calls of Put would, faster into an
@@ -121,6 +123,7 @@ func (x *Index) PutAll(es []Entry) {
 		x.entries[e.ID] = e
 	}
 	x.ix.PutAll(docs)
+	x.words.putAll(es)
 }
 
 // Delete removes an entry. Removing an entry that is not indexed does
@@ -134,6 +137,7 @@ func (x *Index) Delete(id string) {
 func (x *Index) deleteLocked(id string) {
 	delete(x.entries, id)
 	x.ix.Delete(id)
+	x.words.delete(id)
 }
 
 // Len is the number of entries indexed.

@@ -131,8 +131,8 @@ func (s *Store) ChangedOnDisk() bool {
 		return false
 	}
 	data, st, err := readStoreFile(s.path)
-	if err != nil || !s.disk.exists || maphash.Bytes(s.seed, data) != s.disk.hash {
-		return true
+	if err != nil || !s.disk.exists || maphash.Bytes(s.seed, data) != s.disk.hash || s.unparsable != nil {
+		return true // (a file put back as it was before it broke ends the error state: Reload it)
 	}
 	s.disk.stamp = st
 	return false

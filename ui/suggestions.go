@@ -111,7 +111,7 @@ func (p *reviewPanel) apply(ev agent.Event) {
 func (p *reviewPanel) rebuild() {
 	var rows []fyne.CanvasObject
 	if len(p.sugg) > 0 {
-		rows = append(rows, widget.NewLabelWithStyle(plural(len(p.sugg), "suggested memory", "suggested memories"),
+		rows = append(rows, widget.NewLabelWithStyle(count("{{.Count}} suggested memory", len(p.sugg)),
 			fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}
 	for _, s := range p.sugg {
@@ -291,7 +291,7 @@ func (p *reviewPanel) toggleLearn() {
 				p.show(fmt.Sprintf("Learning stopped: %v. It goes on from there next time.", err))
 			default:
 				p.show(fmt.Sprintf("Learned from %s: %d saved, %d updated, %d forgotten, %d suggested.",
-					plural(tot.Turns, "turn", "turns"), tot.Saved, tot.Updated, tot.Forgotten, tot.Suggested))
+					count("{{.Count}} turn", tot.Turns), tot.Saved, tot.Updated, tot.Forgotten, tot.Suggested))
 			}
 			p.refresh()
 		})

@@ -29,16 +29,16 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 
 	"engram/agent"
+	"engram/assets"
 )
 
 // frame is the shortest time between two redraws of a streaming answer.
@@ -74,9 +74,17 @@ type UI struct {
 
 	body          *fyne.Container
 	split         *container.Split
+	left          *container.Split // the chat list beside the rest
+	frame         *narrowLayout
 	inspectorOpen bool
 	settingsOpen  bool
 	started       bool
+
+	settings *settingsForm       // the open settings, or nil
+	instrEd  *instructionsEditor // the AGENTS.md editor last opened
+	fonts    FontCheck           // how to look for a CJK font
+	// fontNotice is the notice of a missing CJK font, once shown.
+	fontNotice dialog.Dialog
 }
 
 // Options tune a UI. The zero value is what the app uses.
@@ -88,6 +96,12 @@ type Options struct {
 	// Home is the home folder, which paths show as ~ ("" shows them in
 	// full).
 	Home string
+	// MemoryCap is the entry cap of the memory stores (0:
+	// memory.DefaultMaxEntries), for the inspector's "memory is full".
+	MemoryCap int
+	// Fonts says where to look for a font with Chinese characters; the
+	// zero value looks where Fyne does on this system.
+	Fonts FontCheck
 }
 
 // New builds the window's content for backend b and sets it on w. Call
@@ -97,7 +111,15 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
 	}
-	u := &UI{w: w, b: b, do: opts.Do, home: opts.Home, sessions: map[string]*session{}, inspectorOpen: true}
+	u := &UI{w: w, b: b, do: opts.Do, home: opts.Home, sessions: map[string]*session{}, inspectorOpen: true,
+		fonts: opts.Fonts}
+	if err := SetupLanguage(b.Config().Language); err != nil {
+		fyne.LogError("language", err)
+	}
+	if a := fyne.CurrentApp(); a != nil && a.Icon() == nil {
+		a.SetIcon(assets.Icon) // a plain go build has no metadata icon
+	}
+	w.SetIcon(assets.Icon)
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.writes = newWorker()
 	u.list = newChatList(u)
@@ -106,14 +128,15 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 	if r, ok := b.(Reviewer); ok {
 		u.review = newReviewPanel(r, u.write, u.do, w)
 	}
-	u.insp = newInspector(u)
+	u.insp = newInspector(u, opts.MemoryCap)
 
 	u.split = container.NewHSplit(u.pane.root, u.insp.root)
 	u.split.Offset = 0.62
 	u.body = container.NewStack(u.split)
-	left := container.NewHSplit(u.list.root, u.body)
-	left.Offset = 0.2
-	w.SetContent(container.NewBorder(u.bar.root, nil, nil, nil, left))
+	u.left = container.NewHSplit(u.list.root, u.body)
+	u.left.Offset = 0.2
+	u.frame = &narrowLayout{u: u}
+	w.SetContent(container.New(u.frame, container.NewBorder(u.bar.root, nil, nil, nil, u.left)))
 	u.addShortcuts()
 	return u
 }
@@ -165,7 +188,7 @@ func (u *UI) Start() {
 			u.recent = recent
 			u.setChats(chats)
 			if err != nil {
-				u.showError("Could not create a chat", err)
+				u.showError(lang.L("Could not create a chat"), err)
 			}
 			if len(u.chats) > 0 {
 				u.selectChat(u.chats[0].ID)
@@ -176,6 +199,7 @@ func (u *UI) Start() {
 		}
 	})
 	u.bar.loadModels()
+	u.checkFonts()
 }
 
 // Close stops the event pump, makes the changes still queued and waits for
@@ -349,7 +373,7 @@ func (u *UI) apply(ev agent.Event) {
 		m = s.answer()
 		m.Recalled = e.Hits
 		if e.Skipped {
-			m.notices = append(m.notices, "Auto-recall is off for this chat.")
+			m.notices = append(m.notices, lang.L("Auto-recall is off for this chat."))
 		}
 		if cur {
 			u.insp.highlight(e.Hits)
@@ -412,11 +436,11 @@ func (u *UI) apply(ev agent.Event) {
 func savedNotice(e agent.MemoriesSaved) []string {
 	switch {
 	case e.Err != nil:
-		return []string{"Could not save memories: " + e.Err.Error()}
-	case len(e.Entries) == 1:
-		return []string{"Remembered 1 new " + string(e.Scope) + " memory."}
-	case len(e.Entries) > 1:
-		return []string{"Remembered " + strconv.Itoa(len(e.Entries)) + " new " + string(e.Scope) + " memories."}
+		return []string{lang.L("Could not save memories: {{.Err}}", map[string]any{"Err": e.Err.Error()})}
+	case len(e.Entries) > 0 && e.Scope == agent.ScopeProject:
+		return []string{count("Remembered {{.Count}} new project memory.", len(e.Entries))}
+	case len(e.Entries) > 0:
+		return []string{count("Remembered {{.Count}} new global memory.", len(e.Entries))}
 	}
 	return nil
 }
@@ -481,7 +505,7 @@ func (u *UI) selectChat(id string) {
 func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	if err != nil {
 		u.pane.unqueue(s)
-		u.showError("Could not open the chat", err)
+		u.showError(lang.L("Could not open the chat"), err)
 		return
 	}
 	if s.loaded {
@@ -513,7 +537,7 @@ func (u *UI) newChat() {
 		c, err := u.b.NewChat()
 		return func() {
 			if err != nil {
-				u.showError("Could not create a chat", err)
+				u.showError(lang.L("Could not create a chat"), err)
 				return
 			}
 			u.sessions[c.ID] = &session{info: c, loaded: true}
@@ -555,50 +579,8 @@ func (u *UI) copy(text string) {
 // toggleInspector shows or hides the memory inspector.
 func (u *UI) toggleInspector() {
 	u.inspectorOpen = !u.inspectorOpen
-	if u.inspectorOpen {
-		u.split.Leading = u.pane.root
-		u.body.Objects = []fyne.CanvasObject{u.split}
-	} else {
-		u.body.Objects = []fyne.CanvasObject{u.pane.root}
-	}
-	u.split.Refresh()
-	u.body.Refresh()
+	u.showPanels()
 	u.bar.inspectorShown(u.inspectorOpen)
-}
-
-// shortcut handles the window's shortcuts; it reports whether s was one.
-func (u *UI) shortcut(s fyne.Shortcut) bool {
-	cs, ok := s.(*desktop.CustomShortcut)
-	if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault {
-		return false
-	}
-	switch cs.KeyName {
-	case fyne.KeyN:
-		u.newChat()
-	case fyne.KeyF:
-		if !u.inspectorOpen {
-			u.toggleInspector()
-		}
-		u.insp.focusSearch()
-	default:
-		return false
-	}
-	return true
-}
-
-// addShortcuts registers Ctrl+N, Ctrl+F (⌘N, ⌘F on macOS) and Esc on the
-// window; the entries pass the same shortcuts on while they have focus.
-func (u *UI) addShortcuts() {
-	c := u.w.Canvas()
-	for _, k := range []fyne.KeyName{fyne.KeyN, fyne.KeyF} {
-		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
-		c.AddShortcut(sc, func(s fyne.Shortcut) { u.shortcut(s) })
-	}
-	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
-		if k.Name == fyne.KeyEscape {
-			u.stop()
-		}
-	})
 }
 
 // stop cancels the current chat's turn.

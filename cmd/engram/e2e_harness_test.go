@@ -86,6 +86,9 @@ type setup struct {
 	// Dir is the session's XDG folder; "" makes a fresh one. Sessions
 	// given one folder share their config, data and cache.
 	Dir string
+	// Wrap is a command that runs the app, given the app's path as its
+	// last argument (e.g. unshare, to hide the fonts); nil runs it directly.
+	Wrap []string
 }
 
 // session prepares one run of the app with its own XDG folders, its
@@ -96,7 +99,7 @@ func (e *e2e) session(su setup) *session {
 	if dir == "" {
 		dir = e.t.TempDir()
 	}
-	s := &session{t: e.t, e: e, xdg: dir, extraEnv: su.Env}
+	s := &session{t: e.t, e: e, xdg: dir, extraEnv: su.Env, wrap: su.Wrap}
 	for _, d := range []string{"config", "data", "cache", "home"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			e.t.Fatal(err)
@@ -130,6 +133,7 @@ type session struct {
 	e        *e2e
 	xdg      string
 	extraEnv []string
+	wrap     []string // see setup.Wrap
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has ended
 	out      bytes.Buffer
@@ -161,6 +165,9 @@ func (s *session) env() []string {
 func (s *session) start() time.Duration {
 	s.t.Helper()
 	s.cmd = exec.Command(s.e.bin)
+	if len(s.wrap) > 0 {
+		s.cmd = exec.Command(s.wrap[0], append(s.wrap[1:], s.e.bin)...)
+	}
 	s.cmd.Env = s.env()
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
 	begin := time.Now()

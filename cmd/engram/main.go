@@ -106,7 +106,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	w := a.NewWindow("Engram")
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetMaster()
-	u := ui.New(w, ag, ui.Options{Do: opts.do, Home: opts.home})
+	u := ui.New(w, ag, ui.Options{Do: opts.do, Home: opts.home, Fonts: ui.FontCheck{FyneFont: opts.getenv("FYNE_FONT")}})
 	if cfgErr != nil {
 		dialog.ShowError(fmt.Errorf("%w; starting with the default settings", cfgErr), w)
 	}
