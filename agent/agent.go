@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +90,9 @@ type Agent struct {
 	closed   bool
 	busy     int // running turns and distillations
 	idle     *sync.Cond
+
+	pend pending // memory suggestions and forget proposals (capture.go)
+	seen seenIDs // memory IDs shown to the model, by chat (tools.go)
 }
 
 // storeState is an open memory store with its pinned entries cached.
@@ -362,8 +364,15 @@ func (a *Agent) NewChat() (ChatInfo, error) {
 	return a.chats.create(a.Config().AutoRecall, "")
 }
 
-// Chat returns a chat with its messages.
-func (a *Agent) Chat(id string) (Chat, error) { return a.chats.get(id) }
+// Chat returns a chat with its messages; the memories recalled for its
+// answers are read from the stores (the chat file only refers to them).
+func (a *Agent) Chat(id string) (Chat, error) {
+	c, err := a.chats.get(id)
+	if err != nil {
+		return c, err
+	}
+	return a.resolveRecalled(c), nil
+}
 
 // RenameChat sets a chat's title.
 func (a *Agent) RenameChat(id, title string) error {
@@ -574,25 +583,6 @@ func (a *Agent) finishTurn(chatID string, usage Usage, err error, interrupted bo
 func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
 	history := recentUserMessages(c.Messages, recentUserHistory)
 	return bestHits(a.stores(proj), text, history, cfg.RecallTopK, true)
-}
-
-// bestHits searches the stores and returns the best k hits of them all, by
-// score; skipPinned leaves pinned entries out.
-func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
-	var hits []RecalledHit
-	opts := memory.RecallOptions{K: k}
-	for _, ss := range stores {
-		for _, h := range ss.st.Recall(query, history, opts) {
-			if !skipPinned || !h.Entry.Pinned {
-				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
-			}
-		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	return hits
 }
 
 // recentUserMessages returns up to n user messages before the last

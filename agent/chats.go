@@ -39,6 +39,8 @@ type ChatInfo struct {
 	Updated    time.Time `json:"updated"`
 	AutoRecall bool      `json:"auto_recall"`
 	Project    string    `json:"project,omitempty"` // pinned project folder
+	// Capture overrides the capture setting for this chat ("" follows it).
+	Capture CaptureMode `json:"capture,omitempty"`
 }
 
 // Chat is a chat with its messages, oldest first.

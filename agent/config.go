@@ -49,6 +49,9 @@ type Config struct {
 	// MaxAnswerBytes cuts an answer (text and reasoning) at that size,
 	// with a notice (default 4 MiB).
 	MaxAnswerBytes int `json:"max_answer_bytes,omitempty"`
+	// Capture is what becomes of distilled memories: auto (default), ask
+	// (held as suggestions until kept) or off; a chat may override it.
+	Capture CaptureMode `json:"capture,omitempty"`
 	// Language is the window's language: "" follows the system, "en" or
 	// "zh-Hans" choose one.
 	Language string `json:"language,omitempty"`
@@ -246,6 +249,8 @@ func SaveConfig(path string, c Config) error {
 type Paths struct {
 	ConfigDir string // $XDG_CONFIG_HOME/engram: config.json, AGENTS.md, memory.json, projects/
 	DataDir   string // $XDG_DATA_HOME/engram: chats/
+	// StateDir is $XDG_STATE_HOME/engram: the progress of Learn ("": DataDir).
+	StateDir string
 }
 
 // DefaultPaths returns the Engram directories under the given XDG base
@@ -267,6 +272,16 @@ func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "
 // the config dir so the project folder itself is never written to.
 func (p Paths) ProjectMemory(projectDir string) string {
 	return memory.ProjectPath(p.ConfigDir, projectDir)
+}
+
+// LearnProgress is the file where Learn records how far it got:
+// <StateDir>/learn.json (DataDir when StateDir is not set).
+func (p Paths) LearnProgress() string {
+	dir := p.StateDir
+	if dir == "" {
+		dir = p.DataDir
+	}
+	return filepath.Join(dir, "learn.json")
 }
 
 // ChatsDir is the directory with one JSON file per chat.

@@ -22,9 +22,10 @@
 //  2. compaction, if the chat's messages since the last summary exceed
 //     Config.ContextChars;
 //  3. the system prompt: base instructions, the global AGENTS.md, the
-//     project's AGENTS.md, pinned memories, the summary of older messages,
-//     and last the recall block, which is rebuilt every turn and never kept
-//     in the history;
+//     project's AGENTS.md, pinned memories, the latest summary of older
+//     messages, today's date, and last the recall block (each memory with
+//     its kind, ID and date), which is rebuilt every turn and never kept in
+//     the history;
 //  4. streaming completions (Delta events; the model's reasoning apart, as
 //     ReasoningDelta events between ThinkingStarted and ThinkingDone) and
 //     memory tool calls (ToolCall, ToolResult) until the model answers, at
@@ -32,8 +33,13 @@
 //     the last is offered no tools, and tools it calls anyway are not run
 //     (with no text either, the turn ends with CodeBadResponse);
 //  5. TurnDone, with the usage and the error, if any;
-//  6. after a completed turn, distillation in the background
-//     (MemoriesSaved when memories were saved or distillation failed).
+//  6. after a completed turn, in the chat's capture mode (CaptureAuto,
+//     CaptureAsk, CaptureOff), consolidation in the background: the memories
+//     related to the turn are shown to the distiller by ID and date, and its
+//     operations are applied with history kept (MemoriesSaved for new
+//     memories or a failure, MemoriesRevised for updates, forgets and
+//     proposed forgets, SuggestionsChanged for memories held in ask-first
+//     mode). Learn does the same over past chats.
 //
 // A failing tool goes back to the model as a tool message and the turn goes
 // on; only transport and API failures end a turn, as an *Error whose Message
@@ -81,8 +87,9 @@
 //   - a turn's events come in the order TurnStarted, RecallDone, then Delta,
 //     ToolCall and ToolResult as they happen, then TurnDone last; its
 //     Notices (retries, compaction, a chat that could not be saved…) come
-//     between TurnStarted and TurnDone; MemoriesSaved of the turn comes
-//     after its TurnDone;
+//     between TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised and
+//     SuggestionsChanged of its consolidation come after its TurnDone (a
+//     memory tool's MemoriesRevised comes with its ToolResult);
 //   - MemoryChanged (a store changed, by the agent, the person or another
 //     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
 //     at any time;

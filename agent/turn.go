@@ -130,14 +130,14 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		}
 	}
 	a.finishTurn(ts.chatID, ts.usage, err, msg.Interrupted)
-	if err == nil && !msg.Cut && cfg.Distill && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
 			projectDir = ts.project.store.dir
 		}
 		go func() {
 			defer a.done()
-			a.distill(cfg, ts.chatID, projectDir, turnExcerpt(user, msg.Tools, msg.Text))
+			a.distill(cfg, ts.chatID, projectDir, user, turnExcerpt(user, msg.Tools, msg.Text))
 		}()
 	}
 }
@@ -308,7 +308,7 @@ func (a *Agent) runTools(ts *turnState, calls []llm.ToolCall) []llm.Message {
 	msgs := make([]llm.Message, 0, len(calls))
 	for _, call := range calls {
 		a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
-		result, err := a.runTool(ts.project, call)
+		result, err := a.runTool(ts, call)
 		rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
 		content := result
 		if err != nil {

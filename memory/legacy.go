@@ -183,7 +183,7 @@ func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
 	out := make([]Entry, 0, len(raw))
 	pos := make(map[string]int, len(raw))
 	for _, fe := range raw {
-		if strings.TrimSpace(fe.Text) == "" {
+		if strings.TrimSpace(fe.Text) == "" && fe.Deleted.IsZero() { // a forgotten entry's tombstone has no text
 			continue
 		}
 		kind, err := CheckKind(Kind(fe.Kind))

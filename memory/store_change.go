@@ -92,6 +92,9 @@ func checkNew(e Entry) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
+	if err := checkSecret(text, src); err != nil {
+		return e, err
+	}
 	if e.ID != "" && !validID(e.ID) {
 		return e, fmt.Errorf("invalid memory ID %q (want letters, digits, '-' and '_')", e.ID)
 	}
@@ -276,6 +279,9 @@ func (s *Store) Restore(id string) error {
 		}
 		if e.Deleted.IsZero() {
 			return nil, false, nil
+		}
+		if forgotten(e) {
+			return nil, false, fmt.Errorf("%w: %s", ErrForgotten, id)
 		}
 		e.Deleted, e.Updated = time.Time{}, now
 		recs[id] = e

@@ -27,6 +27,9 @@ type memEditor struct {
 	saveB  *widget.Button
 	del    *widget.Button
 	root   *fyne.Container
+	// confirmed is a text the person chose to keep although it looks
+	// like a secret.
+	confirmed string
 }
 
 func newMemEditor(i *inspector) *memEditor {
@@ -118,6 +121,10 @@ func (ed *memEditor) save() {
 		return
 	}
 	text := strings.TrimSpace(ed.text.Text)
+	if what, ok := memory.Secret(text); ok && ed.confirmed != text {
+		confirmSecret(i.u.w, what, func() { ed.confirmed = text; ed.save() })
+		return
+	}
 	kind := kindOf(ed.kind.Selected)
 	pinned := ed.pinned.Checked
 	id := ed.id

@@ -175,6 +175,9 @@ func newInspector(u *UI, maxEntries int) *inspector {
 		i.sel.box,
 	)
 	bottom := container.NewVBox(i.undoBox, i.ed.root)
+	if u.review != nil {
+		bottom.Objects = append([]fyne.CanvasObject{u.review.root}, bottom.Objects...)
+	}
 	i.empty = captionLabel("")
 	i.empty.seg.Style.Alignment = fyne.TextAlignCenter
 	i.empty.Hide()

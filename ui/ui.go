@@ -68,6 +68,9 @@ type UI struct {
 	pane *chatPane
 	bar  *toolbar
 	insp *inspector
+	// review shows memory suggestions, forget proposals and undo
+	// (suggestions.go); nil when the backend is not a Reviewer.
+	review *reviewPanel
 
 	body          *fyne.Container
 	split         *container.Split
@@ -122,6 +125,9 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 	u.list = newChatList(u)
 	u.pane = newChatPane(u)
 	u.bar = newToolbar(u)
+	if r, ok := b.(Reviewer); ok {
+		u.review = newReviewPanel(r, u.write, u.do, w)
+	}
 	u.insp = newInspector(u, opts.MemoryCap)
 
 	u.split = container.NewHSplit(u.pane.root, u.insp.root)
@@ -146,6 +152,9 @@ func (u *UI) Start() {
 	u.cfg = u.b.Config()
 	u.bar.setConfig(u.cfg)
 	u.pane.focus()
+	if u.review != nil {
+		u.review.refresh()
+	}
 	u.pumpWG.Add(2)
 	go func() {
 		defer u.pumpWG.Done()
@@ -329,6 +338,11 @@ func (u *UI) apply(ev agent.Event) {
 		return
 	case agent.InstructionsChanged:
 		u.bar.loadInstructions()
+		return
+	case agent.SuggestionsChanged, agent.MemoriesRevised:
+		if u.review != nil {
+			u.review.apply(ev)
+		}
 		return
 	case agent.Notice:
 		if e.ChatID == "" {

@@ -24,8 +24,11 @@ func init() {
 const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
 
   list    [--all]                                 list memories (--all: history and deleted too)
-  add     [--kind K] [--pin] [--source S] TEXT... add a memory (TEXT "-" or none: read stdin)
-  edit    ID [--kind K] [--text T | TEXT...]      change a memory's text or kind
+  add     [--kind K] [--pin] [--source S] [--force] TEXT...
+                                                  add a memory (TEXT "-" or none: read stdin);
+                                                  a text that looks like a secret needs --force
+  edit    ID [--kind K] [--text T | TEXT...] [--force]
+                                                  change a memory's text or kind
   rm      ID...                                   delete memories (kept 30 days as tombstones)
   restore ID...                                   undo rm
   pin     ID...                                   always inject, never evict
@@ -33,6 +36,8 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
   search  [--k N] QUERY...                        recall memories for a query
   import  [FILE|-]                                import {"version":1,...}, legacy JSON or JSON Lines
   export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
+  learn   --chat ID | --all [--delay D] [--restart]
+                                                  consolidate memories from past chats (resumable)
 
 flags of every subcommand:
   --store PATH    the memory file (default $XDG_CONFIG_HOME/engram/memory.json)
@@ -109,6 +114,7 @@ func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
 
 // memoryRun is the state of one memory subcommand.
 type memoryRun struct {
+	ctx   context.Context
 	name  string
 	env   *cliEnv
 	flags *memoryFlags
@@ -129,9 +135,10 @@ var memorySubs = map[string]func(r *memoryRun) func() int{
 	"search":  memorySearch,
 	"import":  memoryImport,
 	"export":  memoryExport,
+	"learn":   memoryLearn,
 }
 
-func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
+func memoryCmd(ctx context.Context, args []string, env *cliEnv) int {
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, memoryUsage)
 		return exitUsage
@@ -145,7 +152,7 @@ func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
 		fmt.Fprintf(env.Stderr, "engramctl memory: unknown subcommand %q\n\n%s", args[0], memoryUsage)
 		return exitUsage
 	}
-	r := &memoryRun{name: args[0], env: env, flags: newMemoryFlags(args[0])}
+	r := &memoryRun{ctx: ctx, name: args[0], env: env, flags: newMemoryFlags(args[0])}
 	do := sub(r)
 	pos, err := r.flags.parse(args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -300,9 +307,13 @@ func memoryAdd(r *memoryRun) func() int {
 	kind := r.flags.fs.String("kind", "fact", "preference, correction, lesson or fact (or an alias)")
 	pin := r.flags.fs.Bool("pin", false, "pin the memory")
 	source := r.flags.fs.String("source", "user", "user, tool, auto or import")
+	force := r.flags.fs.Bool("force", false, "save a text that looks like a secret")
 	return func() int {
 		text, err := r.textArg(r.args)
 		if err != nil {
+			return r.fail(err)
+		}
+		if err := confirmSecret(text, *force); err != nil {
 			return r.fail(err)
 		}
 		if code := r.open(); code != exitOK {
@@ -331,6 +342,7 @@ func memoryAdd(r *memoryRun) func() int {
 func memoryEdit(r *memoryRun) func() int {
 	kind := r.flags.fs.String("kind", "", "new kind")
 	text := r.flags.fs.String("text", "", "new text")
+	force := r.flags.fs.Bool("force", false, "save a text that looks like a secret")
 	return func() int {
 		if len(r.args) == 0 {
 			return r.usageError("missing ID")
@@ -349,6 +361,11 @@ func memoryEdit(r *memoryRun) func() int {
 		}
 		if c.Text == nil && c.Kind == nil {
 			return r.usageError("nothing to change: give a new text or --kind")
+		}
+		if c.Text != nil {
+			if err := confirmSecret(*c.Text, *force); err != nil {
+				return r.fail(err)
+			}
 		}
 		if code := r.open(); code != exitOK {
 			return code
@@ -377,6 +394,16 @@ func (r *memoryRun) printOne(e memory.Entry) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// confirmSecret refuses a text that looks like a secret unless the person
+// confirmed it with --force (memories are plain, syncable files).
+func confirmSecret(text string, force bool) error {
+	if what, ok := memory.Secret(text); ok && !force {
+		return fmt.Errorf("%w (%s): memories are stored in plain text and may be synced; "+
+			"run again with --force to keep it anyway", memory.ErrSecret, what)
+	}
+	return nil
+}
 
 func setPin(on bool) func(s *memory.Store, id string) error {
 	return func(s *memory.Store, id string) error {
