@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
+	"engram/agent"
 	"engram/memory"
 )
 
@@ -185,4 +186,15 @@ func day(t time.Time) string {
 // stamp is a date and time in the window's language.
 func stamp(t time.Time) string {
 	return t.Local().Format(lang.L("Jan 2, 2006 15:04"))
+}
+
+// scopeName is a memory scope as the window shows it.
+func scopeName(s agent.Scope) string {
+	switch s {
+	case agent.ScopeGlobal:
+		return lang.L("global")
+	case agent.ScopeProject:
+		return lang.L("project")
+	}
+	return string(s)
 }

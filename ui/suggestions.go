@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -67,7 +67,7 @@ func newReviewPanel(r Reviewer, write func(work func() func()), do func(func()),
 	p.status = widget.NewLabel("")
 	p.status.Wrapping = fyne.TextWrapWord
 	p.status.Hide()
-	p.learnBtn = widget.NewButtonWithIcon("Learn from past chats", theme.HistoryIcon(), p.toggleLearn)
+	p.learnBtn = widget.NewButtonWithIcon(lang.L("Learn from past chats"), theme.HistoryIcon(), p.toggleLearn)
 	p.learnBtn.Importance = widget.LowImportance
 	p.root = container.NewVBox(p.items, p.status, p.learnBtn)
 	return p
@@ -118,18 +118,18 @@ func (p *reviewPanel) rebuild() {
 		rows = append(rows, p.suggestionRow(s))
 	}
 	for _, f := range p.proposals {
-		rows = append(rows, p.row("Forget this memory? "+oneLine(f.Entry.Text, 160), reasonOf(f.Reason),
-			p.button("Forget", theme.DeleteIcon(), func() { p.decide(f, true) }),
-			p.button("Keep", theme.ConfirmIcon(), func() { p.decide(f, false) })))
+		rows = append(rows, p.row(lang.L("Forget this memory? {{.Text}}", map[string]any{"Text": oneLine(f.Entry.Text, 160)}), reasonOf(f.Reason),
+			p.button(lang.L("Forget"), theme.DeleteIcon(), func() { p.decide(f, true) }),
+			p.button(lang.L("Keep"), theme.ConfirmIcon(), func() { p.decide(f, false) })))
 	}
 	for _, f := range slices.Backward(p.forgotten) {
-		rows = append(rows, p.row("Forgot: "+oneLine(f.Entry.Text, 160), reasonOf(f.Reason),
-			p.button("Undo", theme.ContentUndoIcon(), func() { p.undo(f) })))
+		rows = append(rows, p.row(lang.L("Forgot: {{.Text}}", map[string]any{"Text": oneLine(f.Entry.Text, 160)}), reasonOf(f.Reason),
+			p.button(lang.L("Undo"), theme.ContentUndoIcon(), func() { p.undo(f) })))
 	}
 	for i, u := range p.updated {
-		rows = append(rows, p.row("Updated a memory you wrote: "+oneLine(u.New.Text, 160),
-			"was: "+oneLine(u.Old.Text, 120)+" (kept in its history)",
-			p.button("OK", theme.ConfirmIcon(), func() {
+		rows = append(rows, p.row(lang.L("Updated a memory you wrote: {{.Text}}", map[string]any{"Text": oneLine(u.New.Text, 160)}),
+			lang.L("was: {{.Text}} (kept in its history)", map[string]any{"Text": oneLine(u.Old.Text, 120)}),
+			p.button(lang.L("OK"), theme.ConfirmIcon(), func() {
 				p.updated = slices.Delete(p.updated, i, i+1)
 				p.rebuild()
 			})))
@@ -142,7 +142,7 @@ func reasonOf(r string) string {
 	if r == "" {
 		return ""
 	}
-	return "why: " + r
+	return lang.L("why: {{.Reason}}", map[string]any{"Reason": r})
 }
 
 func (p *reviewPanel) button(label string, icon fyne.Resource, tap func()) *widget.Button {
@@ -164,25 +164,25 @@ func (p *reviewPanel) row(text, meta string, buttons ...fyne.CanvasObject) fyne.
 }
 
 func (p *reviewPanel) suggestionRow(s agent.Suggestion) fyne.CanvasObject {
-	meta := string(s.Kind) + " · " + string(s.Scope)
+	meta := kindName(s.Kind) + " · " + scopeName(s.Scope)
 	if s.Replaces != "" {
-		meta += " · replaces " + s.Replaces
+		meta += " · " + lang.L("replaces {{.ID}}", map[string]any{"ID": s.Replaces})
 	}
 	if p.editing == s.ID {
 		return container.NewVBox(p.edit, captionLabel(meta), container.NewHBox(
-			p.button("Keep", theme.ConfirmIcon(), func() { p.keep(s, p.edit.Text) }),
-			p.button("Cancel", theme.CancelIcon(), func() { p.editing = ""; p.rebuild() })))
+			p.button(lang.L("Keep"), theme.ConfirmIcon(), func() { p.keep(s, p.edit.Text) }),
+			p.button(lang.L("Cancel"), theme.CancelIcon(), func() { p.editing = ""; p.rebuild() })))
 	}
 	return p.row(s.Text, meta,
-		p.button("Keep", theme.ConfirmIcon(), func() { p.keep(s, "") }),
-		p.button("Edit", theme.DocumentCreateIcon(), func() {
+		p.button(lang.L("Keep"), theme.ConfirmIcon(), func() { p.keep(s, "") }),
+		p.button(lang.L("Edit"), theme.DocumentCreateIcon(), func() {
 			p.editing = s.ID
 			p.edit = widget.NewMultiLineEntry()
 			p.edit.Wrapping = fyne.TextWrapWord
 			p.edit.SetText(s.Text)
 			p.rebuild()
 		}),
-		p.button("Discard", theme.DeleteIcon(), func() { p.discard(s) }))
+		p.button(lang.L("Discard"), theme.DeleteIcon(), func() { p.discard(s) }))
 }
 
 // keep stores a suggestion (edited to text, if not empty). A text that
@@ -200,7 +200,7 @@ func (p *reviewPanel) doKeep(s agent.Suggestion, text string) {
 		_, err := p.r.KeepSuggestion(s.ID, text)
 		return func() {
 			if err != nil {
-				p.show(fmt.Sprintf("Could not keep the memory: %v", err))
+				p.show(lang.L("Could not keep the memory: {{.Err}}", map[string]any{"Err": err}))
 			}
 			p.editing = ""
 			p.refresh()
@@ -213,7 +213,7 @@ func (p *reviewPanel) discard(s agent.Suggestion) {
 		err := p.r.DiscardSuggestion(s.ID)
 		return func() {
 			if err != nil {
-				p.show(fmt.Sprintf("Could not discard the suggestion: %v", err))
+				p.show(lang.L("Could not discard the suggestion: {{.Err}}", map[string]any{"Err": err}))
 			}
 			p.refresh()
 		}
@@ -232,7 +232,7 @@ func (p *reviewPanel) decide(f agent.Forgotten, forget bool) {
 		}
 		return func() {
 			if err != nil {
-				p.show(fmt.Sprintf("Could not change the memory: %v", err))
+				p.show(lang.L("Could not change the memory: {{.Err}}", map[string]any{"Err": err}))
 			} else if forget {
 				p.forgotten = append(p.forgotten, f)
 			}
@@ -246,7 +246,7 @@ func (p *reviewPanel) undo(f agent.Forgotten) {
 		err := p.r.UndoForget(f)
 		return func() {
 			if err != nil {
-				p.show(fmt.Sprintf("Could not bring the memory back: %v", err))
+				p.show(lang.L("Could not bring the memory back: {{.Err}}", map[string]any{"Err": err}))
 				return
 			}
 			p.forgotten = slices.DeleteFunc(p.forgotten, func(o agent.Forgotten) bool {
@@ -272,26 +272,28 @@ func (p *reviewPanel) toggleLearn() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.learning = cancel
-	p.learnBtn.SetText("Stop learning")
-	p.show("Learning from past chats…")
+	p.learnBtn.SetText(lang.L("Stop learning"))
+	p.show(lang.L("Learning from past chats…"))
 	go func() {
 		tot, err := p.r.Learn(ctx, agent.LearnOptions{Delay: learnDelay, OnProgress: func(lp agent.LearnProgress) {
-			text := fmt.Sprintf("Learning from past chats: chat %d of %d · %d saved, %d updated, %d forgotten",
-				min(lp.Chat+1, lp.Chats), lp.Chats, lp.Totals.Saved, lp.Totals.Updated, lp.Totals.Forgotten)
+			text := lang.L("Learning from past chats: chat {{.Chat}} of {{.Chats}} · {{.Saved}} saved, {{.Updated}} updated, {{.Forgotten}} forgotten",
+				map[string]any{"Chat": min(lp.Chat+1, lp.Chats), "Chats": lp.Chats, "Saved": lp.Totals.Saved,
+					"Updated": lp.Totals.Updated, "Forgotten": lp.Totals.Forgotten})
 			p.do(func() { p.show(text) })
 		}})
 		p.do(func() {
 			cancel()
 			p.learning = nil
-			p.learnBtn.SetText("Learn from past chats")
+			p.learnBtn.SetText(lang.L("Learn from past chats"))
 			switch {
 			case err != nil && ctx.Err() != nil:
-				p.show("Learning stopped; it goes on from there next time.")
+				p.show(lang.L("Learning stopped; it goes on from there next time."))
 			case err != nil:
-				p.show(fmt.Sprintf("Learning stopped: %v. It goes on from there next time.", err))
+				p.show(lang.L("Learning stopped: {{.Err}}. It goes on from there next time.", map[string]any{"Err": err}))
 			default:
-				p.show(fmt.Sprintf("Learned from %s: %d saved, %d updated, %d forgotten, %d suggested.",
-					count("{{.Count}} turn", tot.Turns), tot.Saved, tot.Updated, tot.Forgotten, tot.Suggested))
+				p.show(count("Learned from {{.Count}} turn: {{.Saved}} saved, {{.Updated}} updated, {{.Forgotten}} forgotten, {{.Suggested}} suggested.",
+					tot.Turns, map[string]any{"Saved": tot.Saved, "Updated": tot.Updated, "Forgotten": tot.Forgotten,
+						"Suggested": tot.Suggested}))
 			}
 			p.refresh()
 		})
@@ -307,9 +309,9 @@ func confirmSecret(win fyne.Window, what string, keep func()) {
 	if win == nil {
 		return
 	}
-	dialog.ShowConfirm("This looks like a secret",
-		fmt.Sprintf("The text looks like %s. Memories are stored in plain text, may be synced and are "+
-			"sent to the model. Keep it anyway?", strings.TrimSpace(what)),
+	dialog.ShowConfirm(lang.L("This looks like a secret"),
+		lang.L("The text looks like {{.What}}. Memories are stored in plain text, may be synced and are sent to the model. Keep it anyway?",
+			map[string]any{"What": strings.TrimSpace(what)}),
 		func(ok bool) {
 			if ok {
 				keep()
