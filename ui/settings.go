@@ -34,7 +34,7 @@ type settingsForm struct {
 	found    *caption
 	language *widget.Select
 	recall   *widget.Check
-	distill  *widget.Check
+	capture  *widget.Select
 	topK     *widget.Entry
 	budget   *widget.Entry
 	agents   *widget.Button
@@ -83,8 +83,8 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	f.language.SetSelected(languageChoice(c.Language))
 	f.recall = widget.NewCheck(lang.L("Recall memories automatically in new chats"), nil)
 	f.recall.SetChecked(c.AutoRecall)
-	f.distill = widget.NewCheck(lang.L("Save memories from each answer (distillation)"), nil)
-	f.distill.SetChecked(c.Distill)
+	f.capture = widget.NewSelect(captureNames(), nil)
+	f.capture.SetSelected(captureName(settingCapture(c)))
 	f.topK = widget.NewEntry()
 	f.topK.SetText(strconv.Itoa(c.RecallTopK))
 	f.topK.Validator = validateInt(1, 50)
@@ -225,7 +225,8 @@ func (f *settingsForm) config(c agent.Config) (agent.Config, error) {
 	c.Model = strings.TrimSpace(f.model.Text)
 	c.Language = languageCode(f.language.Selected)
 	c.AutoRecall = f.recall.Checked
-	c.Distill = f.distill.Checked
+	c.Capture = captureOf(f.capture.Selected)
+	c.Distill = c.Capture != agent.CaptureOff
 	c.RecallTopK, _ = strconv.Atoi(strings.TrimSpace(f.topK.Text))
 	c.RecallBudget, _ = strconv.Atoi(strings.TrimSpace(f.budget.Text))
 	return c, nil
@@ -253,8 +254,10 @@ func (f *settingsForm) items() []*widget.FormItem {
 	topK.HintText = lang.L("Memories added to each question at most")
 	budget := widget.NewFormItem(lang.L("Recall budget"), f.budget)
 	budget.HintText = lang.L("Characters of memory added to each question at most")
+	capture := widget.NewFormItem(lang.L("Save memories"), f.capture)
+	capture.HintText = lang.L("What becomes of the memories found in each answer; a chat can choose its own")
 	return []*widget.FormItem{preset, endpoint, key, model, language,
-		widget.NewFormItem("", f.recall), widget.NewFormItem("", f.distill), topK, budget,
+		widget.NewFormItem("", f.recall), capture, topK, budget,
 		widget.NewFormItem(lang.L("Instructions"), f.agents)}
 }
 

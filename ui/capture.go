@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2/lang"
+
+	"engram/agent"
+)
+
+// captureModes are the capture modes in the order the window offers them.
+var captureModes = []agent.CaptureMode{agent.CaptureAuto, agent.CaptureAsk, agent.CaptureOff}
+
+// captureName is a capture mode as the window shows it.
+func captureName(m agent.CaptureMode) string {
+	switch m {
+	case agent.CaptureAsk:
+		return lang.L("Ask me first (suggestions to keep or discard)")
+	case agent.CaptureOff:
+		return lang.L("Off")
+	}
+	return lang.L("Automatically")
+}
+
+// captureNames lists the names of captureModes.
+func captureNames() []string {
+	names := make([]string, len(captureModes))
+	for k, m := range captureModes {
+		names[k] = captureName(m)
+	}
+	return names
+}
+
+// captureOf is the capture mode a name shown by captureName stands for.
+func captureOf(name string) agent.CaptureMode {
+	for _, m := range captureModes {
+		if captureName(m) == name {
+			return m
+		}
+	}
+	return agent.CaptureAuto
+}
+
+// settingCapture is the capture mode a config sets for chats that choose
+// none (distillation switched off means off).
+func settingCapture(c agent.Config) agent.CaptureMode {
+	switch {
+	case !c.Distill:
+		return agent.CaptureOff
+	case c.Capture != "":
+		return c.Capture
+	}
+	return agent.CaptureAuto
+}
