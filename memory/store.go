@@ -25,7 +25,8 @@ const settleDelay = 50 * time.Millisecond
 // Options configures a Store. The zero value is ready to use.
 type Options struct {
 	// MaxEntries caps the entries of the store, tombstones aside (default
-	// DefaultMaxEntries). Going over it evicts (see Store.Add).
+	// DefaultMaxEntries). Adding over it evicts distilled entries only
+	// (see Store.Add); a file over it loads whole.
 	MaxEntries int
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
@@ -65,11 +66,12 @@ type AddResult struct {
 }
 
 // Store is one memory file: a global store or a project's. It keeps every
-// entry in memory and writes the whole file on each change: under an
-// exclusive flock on <path>.lock it re-reads the file if another writer
-// changed it, merges by ID, applies the change, and replaces the file
-// atomically. So writers in several goroutines, Stores or processes never
-// lose each other's entries.
+// entry in memory and writes the whole file on each change: under its
+// journal's lock and an exclusive lock on <path>.lock it re-reads the file
+// if another writer changed it, merges it (see the package doc), applies
+// the change, journals it and replaces the file atomically. So writers in
+// several goroutines, Stores, processes or devices never lose each other's
+// entries.
 //
 // All methods are safe for concurrent use. Listeners registered with
 // OnChange run after the change, in the goroutine that made it, with no lock
