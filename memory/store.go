@@ -86,6 +86,7 @@ type Store struct {
 	device   string
 	stateDir string
 	jr       *journal // nil without a StateDir
+	dirLock  *os.File // the file's directory, locked when there is no journal (nil on Windows)
 	seen     Vector   // what the records have seen of each device's changes
 	fileSeen Vector   // the Vector of the file as last read or written
 	counter  uint64   // the last counter of this device's Revs
@@ -172,10 +173,18 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.lock = lf
+	if s.jr == nil {
+		// Without a journal's lock, the directory keeps writers in turn
+		// when memory.json.lock is deleted underneath them.
+		if s.dirLock, err = durable.OpenDirLock(filepath.Dir(abs)); err != nil {
+			lf.Close()
+			return nil, fmt.Errorf("open memory %s: %w", abs, err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.openLocked(); err != nil {
-		lf.Close()
+		s.closeFiles()
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.opened = true
@@ -402,8 +411,19 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.lock != nil {
-		return s.lock.Close()
+	if s.lock == nil {
+		return nil
 	}
-	return nil
+	return s.closeFiles()
+}
+
+// closeFiles closes the lock files.
+func (s *Store) closeFiles() error {
+	if s.dirLock != nil {
+		s.dirLock.Close()
+	}
+	if s.jr != nil {
+		s.jr.lock.Close()
+	}
+	return s.lock.Close()
 }
