@@ -25,7 +25,8 @@ const settleDelay = 50 * time.Millisecond
 // Options configures a Store. The zero value is ready to use.
 type Options struct {
 	// MaxEntries caps the entries of the store, tombstones aside (default
-	// DefaultMaxEntries). Going over it evicts (see Store.Add).
+	// DefaultMaxEntries). Adding over it evicts distilled entries only
+	// (see Store.Add); a file over it loads whole.
 	MaxEntries int
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
@@ -65,11 +66,12 @@ type AddResult struct {
 }
 
 // Store is one memory file: a global store or a project's. It keeps every
-// entry in memory and writes the whole file on each change: under an
-// exclusive flock on <path>.lock it re-reads the file if another writer
-// changed it, merges by ID, applies the change, and replaces the file
-// atomically. So writers in several goroutines, Stores or processes never
-// lose each other's entries.
+// entry in memory and writes the whole file on each change: under its
+// journal's lock and an exclusive lock on <path>.lock it re-reads the file
+// if another writer changed it, merges it (see the package doc), applies
+// the change, journals it and replaces the file atomically. So writers in
+// several goroutines, Stores, processes or devices never lose each other's
+// entries.
 //
 // All methods are safe for concurrent use. Listeners registered with
 // OnChange run after the change, in the goroutine that made it, with no lock
@@ -84,6 +86,7 @@ type Store struct {
 	device   string
 	stateDir string
 	jr       *journal // nil without a StateDir
+	dirLock  *os.File // the file's directory, locked when there is no journal (nil on Windows)
 	seen     Vector   // what the records have seen of each device's changes
 	fileSeen Vector   // the Vector of the file as last read or written
 	counter  uint64   // the last counter of this device's Revs
@@ -170,10 +173,18 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.lock = lf
+	if s.jr == nil {
+		// Without a journal's lock, the directory keeps writers in turn
+		// when memory.json.lock is deleted underneath them.
+		if s.dirLock, err = durable.OpenDirLock(filepath.Dir(abs)); err != nil {
+			lf.Close()
+			return nil, fmt.Errorf("open memory %s: %w", abs, err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.openLocked(); err != nil {
-		lf.Close()
+		s.closeFiles()
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.opened = true
@@ -400,8 +411,19 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.lock != nil {
-		return s.lock.Close()
+	if s.lock == nil {
+		return nil
 	}
-	return nil
+	return s.closeFiles()
+}
+
+// closeFiles closes the lock files.
+func (s *Store) closeFiles() error {
+	if s.dirLock != nil {
+		s.dirLock.Close()
+	}
+	if s.jr != nil {
+		s.jr.lock.Close()
+	}
+	return s.lock.Close()
 }

@@ -16,11 +16,12 @@ import (
 // stored: the existing entry is refreshed (Updated), takes the stronger of
 // the two kinds, the longer text and a pin, and Add returns it with false.
 //
-// If the store goes over its cap, entries are evicted (kept as tombstones):
-// never pinned ones nor the new entry; superseded history first, then the
-// weakest kind (fact, lesson, correction, preference), then the least
-// recently used or updated. If only pinned entries are left, Add fails with
-// ErrFull.
+// If the store goes over its cap, distilled entries are evicted to make
+// room (kept as tombstones): only unpinned SourceAuto ones, never the new
+// entry; superseded history first, then the weakest kind (fact, lesson,
+// correction, preference), then the least recently used or updated. If
+// none is left, Add fails with a *FullError ("memory is full: 1,000 of
+// 1,000; review old memories"): what a person wrote is never evicted.
 func (s *Store) Add(e Entry) (Entry, bool, error) {
 	res, err := s.AddAll([]Entry{e})
 	if err != nil {
@@ -32,7 +33,10 @@ func (s *Store) Add(e Entry) (Entry, bool, error) {
 // AddAll adds several entries with one write, as Add does for each, later
 // ones deduplicated against earlier ones. Entries that fail validation get
 // their error in the result; the returned error is for the whole batch
-// (file, lock, ErrFull), in which case nothing was stored.
+// (file, lock, ErrFull), in which case nothing was stored. With a journal,
+// the entries are journaled before the file is written: once AddAll
+// returns they are not lost, even if the file could not be written (Err
+// says why) or is later replaced by a copy without them.
 func (s *Store) AddAll(es []Entry) ([]AddResult, error) {
 	res := make([]AddResult, len(es))
 	for i, e := range es {

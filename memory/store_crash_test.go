@@ -178,14 +178,24 @@ func TestStoreCrashKill(t *testing.T) {
 
 // Four writers with memory.json.lock deleted underneath them again and
 // again (a person tidying the folder) lose nothing that was acknowledged:
-// the file holds every add, and no writer removed another's temporary file.
+// the file holds every add, and no writer removed another's temporary
+// file. The journal's lock keeps them in turn, or without a journal the
+// lock of the file's directory.
 func TestStoreLockFileDeletedUnderFourWriters(t *testing.T) {
+	t.Run("with a journal", func(t *testing.T) { lockFileDeleted(t, t.TempDir()) })
+	t.Run("without", func(t *testing.T) { lockFileDeleted(t, "") })
+}
+
+// lockFileDeleted runs four writers with the state directory state ("":
+// none, so the store locks the file's directory) while a goroutine deletes
+// the lock file every millisecond.
+func lockFileDeleted(t *testing.T, state string) {
 	n := 150
 	if testing.Short() {
 		n = 30
 	}
 	dir := t.TempDir()
-	path, state := filepath.Join(dir, "memory.json"), t.TempDir()
+	path := filepath.Join(dir, "memory.json")
 	stop := make(chan struct{})
 	deleted := 0
 	var deleter sync.WaitGroup

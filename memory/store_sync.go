@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -82,26 +83,35 @@ func (s *Store) reloadLocked() (bool, error) {
 	return changed, err
 }
 
-// lockFiles takes the journal's lock, then the file's, and returns the
-// function that releases them. The journal's lock lives in the state
-// directory, where nobody tidies, so the processes of this device stay in
-// turn even if memory.json.lock is deleted underneath them.
+// lockFiles takes the journal's lock (or, without a journal, the lock of
+// the file's directory, where the system has one), then the file's, and
+// returns the function that releases them. Neither of the first two can be
+// deleted underneath the writers, so the processes of this device stay in
+// turn even if memory.json.lock is.
 func (s *Store) lockFiles() (func(), error) {
-	if s.jr != nil {
+	var outer func() error // the journal's lock, or else the directory's
+	switch {
+	case s.jr != nil:
 		if err := s.jr.lock.Lock(); err != nil {
 			return nil, err
 		}
+		outer = s.jr.lock.Unlock
+	case s.dirLock != nil:
+		if err := durable.Lock(s.dirLock); err != nil {
+			return nil, fmt.Errorf("lock %s: %w", filepath.Dir(s.path), err)
+		}
+		outer = func() error { return durable.Unlock(s.dirLock) }
 	}
 	if err := s.lock.Lock(); err != nil {
-		if s.jr != nil {
-			s.jr.lock.Unlock()
+		if outer != nil {
+			outer()
 		}
 		return nil, err
 	}
 	return func() {
 		s.lock.Unlock()
-		if s.jr != nil {
-			s.jr.lock.Unlock()
+		if outer != nil {
+			outer()
 		}
 	}, nil
 }

@@ -196,13 +196,16 @@ func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vect
 		switch {
 		case d.Rev.IsZero() && !m.Rev.IsZero():
 			// A version from before revs (a version 1 copy, an old export)
-			// against a stamped one: the stamped one is at least as new
-			// unless the other was updated later.
-			if d.Updated.After(m.Updated) {
-				res.concurrent(d, m, mem)
-				res.stamp = append(res.stamp, d.ID)
-			} else {
+			// against a stamped one: an older one is stale and goes; one as
+			// new or newer (a hand edit of an old copy) is a concurrent
+			// change.
+			if d.Updated.Before(m.Updated) {
 				res.recs[d.ID] = unversioned(m, d)
+			} else {
+				res.concurrent(d, m, mem)
+				if res.recs[d.ID].Rev.IsZero() {
+					res.stamp = append(res.stamp, d.ID)
+				}
 			}
 		case edited && (d.Rev == m.Rev || diskSeen.Covers(m.Rev)):
 			// Edited by hand over the version the store has, or a later one.

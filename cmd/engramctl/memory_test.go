@@ -456,3 +456,47 @@ func TestXDGHome(t *testing.T) {
 		}
 	}
 }
+
+// Two devices (two XDG trees): a conflict copy of the laptop's memory.json
+// beside the desktop's is merged by the next command and moved to the
+// backups, and importing the laptop's file again merges by ID without
+// bringing back what the desktop deleted.
+func TestMemoryCLITwoDevicesConflictCopyAndImport(t *testing.T) {
+	laptop, desktop := newCLI(t), newCLI(t)
+	shared := strings.TrimSpace(laptop.ok("memory", "add", "written on the laptop first"))
+	data, err := os.ReadFile(laptop.globalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(desktop.globalPath()), 0o700)
+	os.WriteFile(desktop.globalPath(), data, 0o600) // the sync tool's first copy
+	desktop.ok("memory", "add", "written on the desktop")
+	laptop.ok("memory", "add", "written on the laptop offline")
+	desktop.ok("memory", "rm", shared)
+
+	copyName := "memory.sync-conflict-20261201-101010-LAPTOP1.json"
+	data, _ = os.ReadFile(laptop.globalPath())
+	os.WriteFile(filepath.Join(filepath.Dir(desktop.globalPath()), copyName), data, 0o600)
+	code, out, errs := desktop.run("", "memory", "list")
+	if code != exitOK || !strings.Contains(errs, "merged 1 memories from 1 conflict copies") {
+		t.Errorf("list with a conflict copy: %d %q", code, errs)
+	}
+	var texts []string
+	for _, f := range listed(t, out) {
+		texts = append(texts, f[3])
+	}
+	if !sameSet(texts, []string{"written on the desktop", "written on the laptop offline"}) {
+		t.Errorf("after the conflict copy: %q", texts)
+	}
+	if _, err := os.Stat(filepath.Join(desktop.home, "state", "engram", "backups", copyName)); err != nil {
+		t.Errorf("the conflict copy is not in the backups: %v", err)
+	}
+	exported := filepath.Join(t.TempDir(), "laptop.json")
+	os.WriteFile(exported, data, 0o600)
+	if out := desktop.ok("memory", "import", exported); out != "merged 0 memories by ID\n" {
+		t.Errorf("import of the laptop's file: %q", out)
+	}
+	if got := listed(t, desktop.ok("memory", "list")); len(got) != 2 {
+		t.Errorf("after the import: %q", got)
+	}
+}

@@ -1,6 +1,7 @@
 // Package durable keeps files safe on disk: an atomic replace that a crash
 // cannot tear (WriteFileAtomic), an exclusive lock between processes
-// (Lock, and Locker for a lock file that may be deleted underneath it), and
+// (Lock, Locker for a lock file that may be deleted underneath it, and
+// OpenDirLock for a directory that cannot be), and
 // a cheap stamp that tells whether a file changed since it was last seen
 // (Stamp).
 //
