@@ -438,8 +438,8 @@ func (i *inspector) reload() {
 }
 
 // storeFull reports whether a store of n live entries is at its cap: a
-// new memory then replaces the weakest unpinned one, or fails when all are
-// pinned (memory.ErrFull).
+// new memory then replaces an unpinned one the model saved, or fails when
+// there is none (memory.ErrFull).
 func storeFull(n, cap int, lastErr error) bool {
 	return n >= cap || errors.Is(lastErr, memory.ErrFull)
 }
@@ -448,7 +448,7 @@ func storeFull(n, cap int, lastErr error) bool {
 func (i *inspector) showFull() {
 	full := i.store != nil && storeFull(i.total, i.cap, i.lastErr)
 	if full {
-		i.fullText.SetText(lang.L("Memory is full ({{.Count}} of {{.Cap}}): each new memory replaces the least used one. Review them and delete what is no longer needed.",
+		i.fullText.SetText(lang.L("Memory is full ({{.Count}} of {{.Cap}}): a new memory can only replace one the model saved, never one you wrote. Review old memories and delete what is no longer needed.",
 			map[string]any{"Count": i.total, "Cap": i.cap}))
 	}
 	if full != i.fullBox.Visible() {
