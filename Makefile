@@ -55,7 +55,7 @@ bench:
 EVAL ?= ../shared/eval
 eval:
 	CGO_ENABLED=0 $(GO) build -o build/engramctl ./cmd/engramctl
-	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall" $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en
+	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall" $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en $(EVAL)/madial-zh2en $(EVAL)/madial-en2zh
 
 ## package: dist/Engram.tar.xz (binary, .desktop entry, icon, and a Makefile to install it); FyneApp.toml unchanged
 package: deps
