@@ -227,7 +227,7 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	for _, h := range history {
 		sc.history = append(sc.history, foldText(h))
 	}
-	norm := ix.buildQuery(sc)
+	norm, floorW := ix.buildQuery(sc)
 	if len(sc.qterms) == 0 && len(sc.groups) == 0 {
 		return nil
 	}
@@ -275,7 +275,7 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	ranked := ix.selectTop(sc, want, rescore, ix.maxBoost())
 	cut := float32(0)
 	if !opts.NoCutoff && len(ranked) > 0 {
-		floor := p.absRel * float32(math.Log1p(float64(live)))
+		floor := floorW * p.absRel * float32(math.Log1p(float64(live)))
 		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
 	}
 	hits := ix.distinct(sc, ranked, k, cut)
@@ -327,10 +327,13 @@ func (ix *Index) reset(sc *searchScratch) {
 }
 
 // buildQuery tokenizes the query and history (sc.query, sc.history) into
-// weighted distinct terms (sc.qterms) and translation groups (sc.groups),
-// and returns the query's total weight: the sum of weight × idf over its
-// terms, known to the index or not, or over its groups if more.
-func (ix *Index) buildQuery(sc *searchScratch) float32 {
+// weighted distinct terms (sc.qterms) and translation groups (sc.groups).
+// It returns the query's total weight, the sum of weight × idf over its
+// terms, known to the index or not, and the factor of the cut-off's floor
+// for a specific match, 1. When the groups weigh more than the terms the
+// index knows, the query is matched through its translation: the weight is
+// then that of the groups and the floor is scaled like them, by xlWeight.
+func (ix *Index) buildQuery(sc *searchScratch) (float32, float32) {
 	p := &ix.params
 	sc.qterms = sc.qterms[:0]
 	sc.qtoks = sc.qtoks[:0]
@@ -396,17 +399,21 @@ func (ix *Index) buildQuery(sc *searchScratch) float32 {
 		add(int32(len(history)-i), history[i].text, hw)
 		hw *= p.histDecay
 	}
+	known := float32(0)
 	for i := range sc.qterms {
 		q := &sc.qterms[i]
 		sc.qpos[q.id] = 0
 		df := float32(ix.terms[q.id].df)
 		q.idf = float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
-		norm += q.w * q.idf
+		known += q.w * q.idf
 		common := df > p.commonDF*n
 		q.minor = df > float32(p.minorMin) &&
 			(q.uni && p.minorUni || common && !q.inQuery || df > p.commonAll*n)
 	}
-	return max(norm, ix.finishGroups(sc))
+	if xl := ix.finishGroups(sc); xl > known {
+		return xl, p.xlWeight
+	}
+	return norm + known, 1
 }
 
 // termSet is a set of terms, a list while it is small (most queries) and
