@@ -10,17 +10,25 @@ package index
 //     message. The current message thus outweighs the history but a
 //     follow-up ("继续", "ok, do that") is answered from it. A CJK bigram
 //     the index does not know adds 0.5 to each of its characters instead.
-//  2. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
+//     Traditional Chinese is folded to simplified first, here and when
+//     indexing, so 記憶 finds 记忆.
+//  2. Translation (translate.go): the Chinese words of the query and history
+//     (longest match over the bilingual lexicon) and their English words
+//     each add their translations as one weighted synonym group, at half
+//     the word's weight.
+//  3. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
 //     with its best chunk.
-//  3. Pseudo-relevance feedback: the ten most telling terms of the five best
+//  4. Pseudo-relevance feedback: the ten most telling terms of the five best
 //     chunks are added with weight up to 0.3 (RM3-like).
-//  4. Context: the entries saved in the same second as one of the 50 best,
+//  5. Context: the entries saved in the same second as one of the 50 best,
 //     just before or after it (the turns around a matching turn, memories
 //     distilled together), receive 0.3 of its score.
-//  5. Boosts (pinned, recently used, Doc.Boost), the best K with duplicate
+//  6. Boosts (pinned, recently used, Doc.Boost), the best K with duplicate
 //     texts shown once, and, unless lifted, the cut-off: a hit must reach 0.3
 //     of the best and either 0.15 of the query's weight or, for a specific
-//     enough match, ln(1+chunks).
+//     enough match, ln(1+chunks). A query matched through its translation
+//     (its groups weigh more than its known terms) is measured by the
+//     groups' weight, and the floor is halved like them.
 
 import (
 	"cmp"
