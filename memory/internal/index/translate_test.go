@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -119,4 +120,38 @@ func TestFoldedTextSpan(t *testing.T) {
 	if got := f.span(int32(start), int32(end)); got != "鵟飛" {
 		t.Errorf("span = %q, want 鵟飛 (folded text %q)", got, f.text)
 	}
+}
+
+// FuzzSearch searches a small index of both languages with any query and
+// history: no panic, at most K hits, and every word a hit is explained by
+// (before " → " for a translation) is a piece of the query or history as
+// typed.
+func FuzzSearch(f *testing.F) {
+	f.Add("我對花生過敏", "peanut allergy")
+	f.Add("看鵟飛 記憶", "\xff記\xe8")
+	f.Add("Does the user drink coffee", "")
+	ix := xlIndex(
+		"The user is allergic to peanuts.",
+		"用户每天早上喝一杯咖啡。",
+		"記憶的資料存在本地 memory stays local",
+		"Weekly team meeting on Monday morning.",
+	)
+	f.Fuzz(func(t *testing.T, query, hist string) {
+		history := []string{hist}
+		for _, cut := range []bool{false, true} {
+			hits := ix.Search(query, history, Options{K: 3, NoCutoff: cut})
+			if len(hits) > 3 {
+				t.Fatalf("%d hits, want at most 3", len(hits))
+			}
+			for _, h := range hits {
+				for _, term := range h.Terms {
+					typed, _, _ := strings.Cut(term, " → ")
+					if !strings.Contains(query, typed) && !strings.Contains(hist, typed) &&
+						!strings.Contains(strings.ToLower(query+" "+hist), strings.ToLower(typed)) {
+						t.Fatalf("hit %s explained by %q, not in the query %q or history %q", h.ID, typed, query, hist)
+					}
+				}
+			}
+		}
+	})
 }
