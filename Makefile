@@ -83,7 +83,7 @@ bench:
 EVAL ?= ../shared/eval
 eval:
 	CGO_ENABLED=0 $(GO) build -o build/engramctl ./cmd/engramctl
-	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall" $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en
+	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall" $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en $(EVAL)/madial-zh2en $(EVAL)/madial-en2zh
 
 ## package: everything this machine can build — dist/Engram.tar.xz, dist/engram_$(VERSION)_amd64.deb and
 ## dist/Engram-windows-amd64.zip (the macOS app needs a Mac: make package-macos); FyneApp.toml is left unchanged

@@ -105,50 +105,6 @@ func (f *dedupeForm) matches(o *dedupeForm) bool {
 	return a.runes >= DedupeMinRunes && strings.Contains(b.key, a.key)
 }
 
-// formSet holds dedupe forms by entry ID in one slice, so that looking for
-// the duplicates of a text is one pass over contiguous memory.
-type formSet struct {
-	at    map[string]int // ID → index in ids and forms
-	ids   []string
-	forms []dedupeForm
-}
-
-func (fs *formSet) get(id string) (dedupeForm, bool) {
-	if i, ok := fs.at[id]; ok {
-		return fs.forms[i], true
-	}
-	return dedupeForm{}, false
-}
-
-func (fs *formSet) put(id string, f dedupeForm) {
-	if i, ok := fs.at[id]; ok {
-		fs.forms[i] = f
-		return
-	}
-	if fs.at == nil {
-		fs.at = make(map[string]int)
-	}
-	fs.at[id] = len(fs.ids)
-	fs.ids = append(fs.ids, id)
-	fs.forms = append(fs.forms, f)
-}
-
-// remove drops the form of id, moving the last one into its place.
-func (fs *formSet) remove(id string) {
-	i, ok := fs.at[id]
-	if !ok {
-		return
-	}
-	last := len(fs.ids) - 1
-	if i != last {
-		fs.ids[i], fs.forms[i] = fs.ids[last], fs.forms[last]
-		fs.at[fs.ids[i]] = i
-	}
-	fs.ids[last], fs.forms[last] = "", dedupeForm{}
-	fs.ids, fs.forms = fs.ids[:last], fs.forms[:last]
-	delete(fs.at, id)
-}
-
 // IsDuplicate reports whether two memory texts count as the same memory
 // under the dedupe rules.
 func IsDuplicate(a, b string) bool { return dedupeMatch(newDedupeForm(a), newDedupeForm(b)) }

@@ -1,6 +1,11 @@
 package memory
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
 
 func TestDedupeKey(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -16,5 +21,78 @@ func TestDedupeKey(t *testing.T) {
 		if got := dedupeKey(tc.in); got != tc.want {
 			t.Errorf("dedupeKey(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestFormSetCandidates checks the dedupe index against comparing every
+// pair: over texts of a small alphabet, where one often contains another,
+// the candidates of a text hold every stored form it duplicates, through
+// puts, replacements and removals.
+func TestFormSetCandidates(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("ab记忆c")
+	text := func() string {
+		n := 1 + r.IntN(150)
+		if r.IntN(4) == 0 {
+			n = 1 + r.IntN(6)
+		}
+		rs := make([]rune, n)
+		for i := range rs {
+			rs[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(rs)
+	}
+	var fs formSet
+	stored := map[string]dedupeForm{}
+	var texts []string
+	for step := range 3000 {
+		var s string
+		if len(texts) > 0 && r.IntN(3) == 0 {
+			// a piece or an extension of an earlier text
+			s = texts[r.IntN(len(texts))]
+			rs := []rune(s)
+			a := r.IntN(len(rs)/2 + 1)
+			s = string(rs[a : a+(len(rs)-a+1)/2+r.IntN((len(rs)-a)/2+1)])
+			if r.IntN(2) == 0 {
+				s = "ab"[:r.IntN(3)] + s + "，" + "记"[:3*r.IntN(2)]
+			}
+		} else {
+			s = text()
+		}
+		f := newDedupeForm(s)
+		want := map[string]bool{}
+		for id, g := range stored {
+			if f.matches(&g) {
+				want[id] = true
+			}
+		}
+		got := map[string]bool{}
+		fs.candidates(&f, func(id string, g *dedupeForm) {
+			if got[id] {
+				t.Fatalf("step %d: candidate %s twice", step, id)
+			}
+			if g.text != stored[id].text {
+				t.Fatalf("step %d: candidate %s has form of %q, stored %q", step, id, g.text, stored[id].text)
+			}
+			if f.matches(g) {
+				got[id] = true
+			}
+		})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: duplicates of %q = %v, want %v", step, s, got, want)
+		}
+		id := fmt.Sprint("e", step%700) // replaces a stored form now and then
+		switch r.IntN(10) {
+		case 0:
+			fs.remove(id)
+			delete(stored, id)
+		default:
+			fs.put(id, f)
+			stored[id] = f
+		}
+		texts = append(texts, s)
+	}
+	if len(fs.at) != len(stored) {
+		t.Errorf("formSet holds %d forms, want %d", len(fs.at), len(stored))
 	}
 }

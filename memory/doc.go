@@ -126,7 +126,9 @@
 // The engine's parts live in sub-packages with one job each, and none of
 // them imports memory: internal/analysis turns text into terms (tokenizer,
 // stemmer, stopwords, width folding), internal/index is the BM25 index and
-// search over chunks of its own Doc type, and durable keeps files safe
-// (lock and atomic write per OS, stamps) for the store and for agent's
-// chats and config. Only memory itself may import the internal ones.
+// search over chunks of its own Doc type, internal/lexicon is the embedded
+// Chinese–English dictionary (CC-CEDICT) the index translates queries and
+// folds traditional script with, and durable keeps files safe (lock and
+// atomic write per OS, stamps) for the store and for agent's chats and
+// config. Only memory itself may import the internal ones.
 package memory

@@ -24,6 +24,8 @@ const (
 // Hit is one recalled memory: the entry, its score, the chunk that matched
 // (index and rune offset in Entry.Text) and the words of the message (or of
 // the earlier messages) it matched, so a person can see why it was recalled.
+// A word matched through its translation reads "咖啡 → coffee": the word as
+// typed, then what it matched in the memory.
 type Hit struct {
 	Entry  Entry
 	Score  float64

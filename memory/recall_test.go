@@ -88,6 +88,27 @@ func TestSearchTermsAreWordsTyped(t *testing.T) {
 	}
 }
 
+// A question in one language recalls the memory kept in the other, with the
+// app's defaults (cut-off on), and Terms says which word matched what.
+func TestSearchCrossLingual(t *testing.T) {
+	ix := newTestIndex(memory.KindFact,
+		"The user is allergic to peanuts.",             // m0
+		"The user runs the staging server on Fridays.", // m1
+		"用户每天早上喝一杯咖啡。",                                 // m2
+		"用户周末喜欢去山里徒步。",                                 // m3
+	)
+	for _, tc := range []struct{ query, want, term string }{
+		{"点外卖要注意什么？我对花生过敏", "m0", "花生 → peanuts"},
+		{"Does the user drink coffee in the morning?", "m2", "coffee → 咖啡"},
+		{"我對花生過敏", "m0", "過敏 → allergic"}, // traditional, shown as typed
+	} {
+		hits := ix.Search(tc.query, nil, memory.RecallOptions{})
+		if len(hits) == 0 || hits[0].Entry.ID != tc.want || !slices.Contains(hits[0].Terms, tc.term) {
+			t.Errorf("Search(%q) = %+v, want %s first, matched by %q", tc.query, hits, tc.want, tc.term)
+		}
+	}
+}
+
 func TestSearchKindLabels(t *testing.T) {
 	ix := memory.NewIndex()
 	ix.Put(memory.Entry{ID: "p", Kind: memory.KindPreference, Text: "Answers in short bullet points.", Created: recallT0})

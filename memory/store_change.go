@@ -170,15 +170,13 @@ func (s *Store) findDuplicate(recs map[string]Entry, form dedupeForm) string {
 	}
 	var best Entry
 	bestEqual := false
-	for i := range s.forms.forms {
-		f := &s.forms.forms[i]
+	s.forms.candidates(&form, func(id string, f *dedupeForm) {
 		if !form.matches(f) {
-			continue
+			return
 		}
-		id := s.forms.ids[i]
 		e, ok := recs[id]
 		if !ok || !e.Live() || e.Text != f.text {
-			continue
+			return
 		}
 		equal := f.key == form.key
 		switch {
@@ -187,7 +185,7 @@ func (s *Store) findDuplicate(recs map[string]Entry, form dedupeForm) string {
 			equal == bestEqual && fileCompare(e, best) < 0:
 			best, bestEqual = e, equal
 		}
-	}
+	})
 	return best.ID
 }
 

@@ -1,5 +1,7 @@
 package analysis
 
+import "unicode/utf8"
+
 // englishStop lists English function words and conversational fillers that
 // carry no topic. They are dropped from documents and queries alike; words are
 // compared lowercased with apostrophes removed ("don't" → "dont").
@@ -57,6 +59,23 @@ var chineseStopBi = pairSet(
 	"之后", "以前", "之前", "的话", "我的", "你的", "他的", "她的", "的时", "了一", "是一", "我是",
 	"你是", "我也", "我想", "我要", "你有", "有没", "没什", "一起", "请问", "帮我",
 )
+
+// IsChineseStop reports whether a Chinese word of one or two characters is
+// one of the stopwords the tokenizer leaves out (的, 什么, 继续): a word that
+// says nothing about a topic, in either language.
+func IsChineseStop(word string) bool {
+	r1, n := utf8.DecodeRuneInString(word)
+	if n == len(word) {
+		_, stop := chineseStopUni[r1]
+		return stop
+	}
+	r2, n2 := utf8.DecodeRuneInString(word[n:])
+	if n+n2 != len(word) {
+		return false
+	}
+	_, stop := chineseStopBi[uint64(r1)<<32|uint64(r2)]
+	return stop
+}
 
 // isParticle reports whether r is a Chinese particle or pronoun that makes
 // a meaningless bigram with whatever stands next to it (的感, 了一, 我今).

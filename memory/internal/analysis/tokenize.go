@@ -53,6 +53,10 @@ func Tokenize(text string) []string {
 	return out
 }
 
+// IsCJK reports whether r is a CJK character (Han, kana or Hangul), the
+// runes the tokenizer makes bigrams and unigrams of.
+func IsCJK(r rune) bool { return isCJK(r) }
+
 func isCJK(r rune) bool {
 	if r < 0x2e80 {
 		return false

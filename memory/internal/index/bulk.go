@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"engram/memory/internal/analysis"
+	"engram/memory/internal/lexicon"
 )
 
 // tokenBatch is a run of entries tokenized ahead: the dictionary keys and
@@ -70,7 +71,7 @@ func tokenizeBatch(es []Doc) *tokenBatch {
 		for _, sp := range b.spans[i] {
 			start := len(b.keys)
 			length := int32(0)
-			tok.Each(e.Text[sp.start:sp.end], func(term []byte, class analysis.Class, _, _ int) {
+			tok.Each(lexicon.Fold(e.Text[sp.start:sp.end]), func(term []byte, class analysis.Class, _, _ int) {
 				b.keys = append(b.keys, termKey(term, class))
 				b.classes = append(b.classes, class)
 				if class != analysis.Uni && class != analysis.Part {

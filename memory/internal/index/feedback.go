@@ -40,6 +40,9 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	for _, q := range sc.qterms {
 		sc.termAcc[q.id] = 0
 	}
+	for _, id := range sc.memberIDs {
+		sc.termAcc[id] = 0 // the query has it, translated
+	}
 	// Weigh by idf, then take the best prfTerms, best first (among equals,
 	// the first met).
 	exp := sc.exp[:0]

@@ -157,7 +157,7 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 // explain appends to terms the words of the query and history that a hit's
 // chunk (doc) matched, once each, merging overlapping pieces (CJK bigrams,
 // parts of an identifier) back into the words people typed.
-func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query string, history []string) []string {
+func (ix *Index) explain(sc *searchScratch, terms []string, doc int32) []string {
 	sc.stamp++
 	if sc.stamp == 0 {
 		clear(sc.inDoc)
@@ -180,14 +180,38 @@ func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query str
 	sc.spans = spans
 	start := len(terms)
 	for _, s := range spans {
-		text := query
-		if s.src > 0 {
-			text = history[len(history)-int(s.src)]
+		terms = addTerm(terms, start, sc.source(s.src).span(s.start, s.end))
+	}
+	// Translations: the word as typed, and what it matched.
+	m := &ix.docMeta[doc]
+	for i := range sc.groups {
+		g := &sc.groups[i]
+		t := sc.groupMatch(g)
+		if t == nil {
+			continue
 		}
-		w := text[s.start:s.end]
-		if !slices.ContainsFunc(terms[start:], func(x string) bool { return strings.EqualFold(x, w) }) {
-			terms = append(terms, w)
+		to := t.text
+		if g.fromChinese {
+			to = sc.surface(ix.slots[ix.docSlot[doc]].e.Text[m.start:m.end], t.text)
 		}
+		terms = addTerm(terms, start, sc.source(g.src).span(g.start, g.end)+" → "+to)
 	}
 	return terms
+}
+
+// addTerm appends w to terms unless terms[start:] holds it already (in
+// any case).
+func addTerm(terms []string, start int, w string) []string {
+	if !slices.ContainsFunc(terms[start:], func(x string) bool { return strings.EqualFold(x, w) }) {
+		terms = append(terms, w)
+	}
+	return terms
+}
+
+// source is the text a query token comes from (src as in qtok).
+func (sc *searchScratch) source(src int32) *foldedText {
+	if src == 0 {
+		return &sc.query
+	}
+	return &sc.history[len(sc.history)-int(src)]
 }

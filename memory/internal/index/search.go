@@ -10,17 +10,25 @@ package index
 //     message. The current message thus outweighs the history but a
 //     follow-up ("继续", "ok, do that") is answered from it. A CJK bigram
 //     the index does not know adds 0.5 to each of its characters instead.
-//  2. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
+//     Traditional Chinese is folded to simplified first, here and when
+//     indexing, so 記憶 finds 记忆.
+//  2. Translation (translate.go): the Chinese words of the query and history
+//     (longest match over the bilingual lexicon) and their English words
+//     each add their translations as one weighted synonym group, at half
+//     the word's weight.
+//  3. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
 //     with its best chunk.
-//  3. Pseudo-relevance feedback: the ten most telling terms of the five best
+//  4. Pseudo-relevance feedback: the ten most telling terms of the five best
 //     chunks are added with weight up to 0.3 (RM3-like).
-//  4. Context: the entries saved in the same second as one of the 50 best,
+//  5. Context: the entries saved in the same second as one of the 50 best,
 //     just before or after it (the turns around a matching turn, memories
 //     distilled together), receive 0.3 of its score.
-//  5. Boosts (pinned, recently used, Doc.Boost), the best K with duplicate
+//  6. Boosts (pinned, recently used, Doc.Boost), the best K with duplicate
 //     texts shown once, and, unless lifted, the cut-off: a hit must reach 0.3
 //     of the best and either 0.15 of the query's weight or, for a specific
-//     enough match, ln(1+chunks).
+//     enough match, ln(1+chunks). A query matched through its translation
+//     (its groups weigh more than its known terms) is measured by the
+//     groups' weight, and the floor is halved like them.
 
 import (
 	"cmp"
@@ -91,6 +99,12 @@ type rankParams struct {
 	minorMin            int
 	minorUni            bool
 	commonDF, commonAll float32
+	// Translation (translate.go): a source word's group of translations
+	// weighs xlWeight of the word (xlUni more for a single Chinese
+	// character), with at most xlMembers translations, those of at least
+	// xlMinShare of the best one's weight.
+	xlWeight, xlUni, xlMinShare float32
+	xlMembers                   int
 }
 
 var defaultParams = rankParams{
@@ -120,6 +134,10 @@ var defaultParams = rankParams{
 	minorUni:     true,
 	commonDF:     0.05,
 	commonAll:    0.2,
+	xlWeight:     0.5,
+	xlUni:        0.5,
+	xlMinShare:   0.2,
+	xlMembers:    8,
 }
 
 // qterm is one distinct term of a search with its weight.
@@ -165,6 +183,23 @@ type searchScratch struct {
 	hitDocs  []int32  // the chunk of each hit
 	hitHash  []uint64 // the text hash of each hit
 	spans    []qtok   // matched pieces of the query, for explain
+
+	// Cross-lingual groups (see translate.go) and what they are made of.
+	groups    []qgroup
+	members   []gmember
+	memberIDs []int32
+	enToks    []enTok
+	gtf       []float32 // by doc: a group's weighted frequency
+	gdocs     []int32   // docs with gtf > 0
+	query     foldedText
+	history   []foldedText
+}
+
+// enTok is an English term of the query or history, kept to translate it.
+type enTok struct {
+	term       string
+	class      analysis.Class
+	start, end int
 }
 
 type cand struct {
@@ -195,8 +230,13 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	sc.grow(len(ix.docLen), len(ix.slots), len(ix.terms))
 	p := &ix.params
 
-	norm := ix.buildQuery(sc, query, history)
-	if len(sc.qterms) == 0 {
+	sc.query = foldText(query)
+	sc.history = sc.history[:0]
+	for _, h := range history {
+		sc.history = append(sc.history, foldText(h))
+	}
+	norm, floorW := ix.buildQuery(sc)
+	if len(sc.qterms) == 0 && len(sc.groups) == 0 {
 		return nil
 	}
 	avgdl := float32(ix.totLen) / float32(live)
@@ -210,8 +250,15 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	slices.SortStableFunc(sc.qterms, func(a, b qterm) int {
 		return cmp.Compare(b.w*b.idf, a.w*a.idf)
 	})
-	for _, q := range sc.qterms {
-		ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb, q.minor)
+	for i, j := 0, 0; i < len(sc.qterms) || j < len(sc.groups); {
+		if j == len(sc.groups) || i < len(sc.qterms) && sc.qterms[i].w*sc.qterms[i].idf >= sc.groups[j].w*sc.groups[j].idf {
+			q := &sc.qterms[i]
+			ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb, q.minor)
+			i++
+			continue
+		}
+		ix.accumulateGroup(sc, &sc.groups[j], ka, kb)
+		j++
 	}
 	ix.aggregate(sc)
 	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.slotsHit) > 0 {
@@ -236,7 +283,7 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	ranked := ix.selectTop(sc, want, rescore, ix.maxBoost())
 	cut := float32(0)
 	if !opts.NoCutoff && len(ranked) > 0 {
-		floor := p.absRel * float32(math.Log1p(float64(live)))
+		floor := floorW * p.absRel * float32(math.Log1p(float64(live)))
 		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
 	}
 	hits := ix.distinct(sc, ranked, k, cut)
@@ -248,7 +295,7 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
 		start := len(terms)
-		terms = ix.explain(sc, terms, sc.hitDocs[i], query, history)
+		terms = ix.explain(sc, terms, sc.hitDocs[i])
 		if n := len(terms); n > start {
 			hits[i].Terms = terms[start:n:n]
 		}
@@ -260,6 +307,7 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 func (sc *searchScratch) grow(docs, slots, terms int) {
 	if len(sc.acc) < docs {
 		sc.acc = make([]float32, docs+docs/4)
+		sc.gtf = make([]float32, docs+docs/4)
 	}
 	if len(sc.best) < slots {
 		sc.best = make([]float32, slots+slots/4)
@@ -286,13 +334,20 @@ func (ix *Index) reset(sc *searchScratch) {
 	sc.slotsHit = sc.slotsHit[:0]
 }
 
-// buildQuery tokenizes the query and history into weighted distinct terms
-// (sc.qterms) and returns the query's total weight, the sum of weight × idf
-// over its terms, known to the index or not.
-func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) float32 {
+// buildQuery tokenizes the query and history (sc.query, sc.history) into
+// weighted distinct terms (sc.qterms) and translation groups (sc.groups).
+// It returns the query's total weight, the sum of weight × idf over its
+// terms, known to the index or not, and the factor of the cut-off's floor
+// for a specific match, 1. When the groups weigh more than the terms the
+// index knows, the query is matched through its translation: the weight is
+// then that of the groups and the floor is scaled like them, by xlWeight.
+func (ix *Index) buildQuery(sc *searchScratch) (float32, float32) {
 	p := &ix.params
 	sc.qterms = sc.qterms[:0]
 	sc.qtoks = sc.qtoks[:0]
+	sc.groups = sc.groups[:0]
+	sc.members = sc.members[:0]
+	sc.memberIDs = sc.memberIDs[:0]
 	n := float32(ix.liveChunks())
 	unknownIDF := float32(math.Log(1 + (float64(n)+0.5)/0.5))
 	norm := float32(0)
@@ -310,9 +365,13 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 		sc.qpos[id] = int32(len(sc.qterms))
 	}
 	add := func(src int32, text string, scale float32) {
+		sc.enToks = sc.enToks[:0]
 		sc.tok.Each(text, func(term []byte, class analysis.Class, start, end int) {
 			if src == 0 && class != analysis.Uni && class != analysis.Part {
 				content++
+			}
+			if class == analysis.Word || class == analysis.Part {
+				sc.enToks = append(sc.enToks, enTok{string(term), class, start, end})
 			}
 			w := p.classW[class] * scale
 			id, ok := ix.lookup(term, class)
@@ -334,27 +393,35 @@ func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) f
 			}
 			addTerm(id, w, src, start, end, class == analysis.Uni)
 		})
+		if p.xlWeight > 0 {
+			ix.translate(sc, text, src, scale)
+		}
 	}
-	add(0, query, 1)
+	add(0, sc.query.text, 1)
 	hw := p.histW
 	if content <= p.vagueTerms {
 		hw = p.histVague
 	}
+	history := sc.history
 	for i := len(history) - 1; i >= max(0, len(history)-p.maxHistory); i-- {
-		add(int32(len(history)-i), history[i], hw)
+		add(int32(len(history)-i), history[i].text, hw)
 		hw *= p.histDecay
 	}
+	known := float32(0)
 	for i := range sc.qterms {
 		q := &sc.qterms[i]
 		sc.qpos[q.id] = 0
 		df := float32(ix.terms[q.id].df)
 		q.idf = float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
-		norm += q.w * q.idf
+		known += q.w * q.idf
 		common := df > p.commonDF*n
 		q.minor = df > float32(p.minorMin) &&
 			(q.uni && p.minorUni || common && !q.inQuery || df > p.commonAll*n)
 	}
-	return norm
+	if xl := ix.finishGroups(sc); xl > known {
+		return xl, p.xlWeight
+	}
+	return norm + known, 1
 }
 
 // termSet is a set of terms, a list while it is small (most queries) and

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"engram/memory/internal/analysis"
+	"engram/memory/internal/lexicon"
 )
 
 // hashText is the FNV-1a hash of a text.
@@ -24,7 +25,7 @@ func hashText[T string | []byte](s T) uint64 {
 func (ix *Index) chunkTerms(text, label string) ([]uint32, int32) {
 	ix.startChunk()
 	length := int32(0)
-	ix.tok.Each(text, func(term []byte, class analysis.Class, _, _ int) {
+	ix.tok.Each(lexicon.Fold(text), func(term []byte, class analysis.Class, _, _ int) {
 		ix.addTerm(ix.keyID(termKey(term, class), class))
 		if class != analysis.Uni && class != analysis.Part {
 			length++
