@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 
 	"engram/agent"
 )
@@ -18,6 +20,34 @@ func captureName(m agent.CaptureMode) string {
 		return lang.L("Off")
 	}
 	return lang.L("Automatically")
+}
+
+// chatCaptureLabel is the toolbar's short name of a chat's own capture
+// mode ("" follows the setting).
+func chatCaptureLabel(m agent.CaptureMode) string {
+	switch m {
+	case "":
+		return lang.L("Memories: as in Settings")
+	case agent.CaptureAsk:
+		return lang.L("Memories: ask first")
+	case agent.CaptureOff:
+		return lang.L("Memories: off")
+	}
+	return lang.L("Memories: automatic")
+}
+
+// captureIcon is the icon of a chat's own capture mode ("" follows the
+// setting).
+func captureIcon(m agent.CaptureMode) fyne.Resource {
+	switch m {
+	case "":
+		return theme.SettingsIcon()
+	case agent.CaptureAsk:
+		return theme.QuestionIcon()
+	case agent.CaptureOff:
+		return theme.CancelIcon()
+	}
+	return theme.DocumentSaveIcon()
 }
 
 // captureNames lists the names of captureModes.

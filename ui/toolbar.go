@@ -19,27 +19,45 @@ import (
 )
 
 // toolbar is the strip above everything: the chat's project folder and its
-// AGENTS.md status, the chat's auto-recall switch, the model, the inspector
-// toggle and settings.
+// AGENTS.md status, the chat's auto-recall switch and capture mode, the
+// model, the inspector toggle and settings.
 type toolbar struct {
-	u         *UI
-	project   *widget.Button
-	agents    *widget.Button
-	recall    *widget.Check
-	model     *widget.Select
-	memories  *widget.Button
-	root      fyne.CanvasObject
-	showing   bool // set while the widgets are being filled, to ignore their callbacks
-	modelsGen int
+	u       *UI
+	project *widget.Button
+	agents  *widget.Button
+	recall  *widget.Check
+	// capture shows the chat's capture mode and opens a menu to change it;
+	// captureIcon is the same, by its icon only, for when the window is too
+	// narrow for capture's label. captureBox holds them, hidden when the
+	// backend is no captureSetter.
+	capture     *widget.Button
+	captureIcon *widget.Button
+	captureBox  *fyne.Container
+	// captureSaves follows the saves of each chat's capture mode, by chat
+	// ID, while some are queued.
+	captureSaves map[string]*pendingSave[agent.CaptureMode]
+	model        *widget.Select
+	memories     *widget.Button
+	root         fyne.CanvasObject
+	showing      bool // set while the widgets are being filled, to ignore their callbacks
+	modelsGen    int
 }
 
 func newToolbar(u *UI) *toolbar {
-	t := &toolbar{u: u}
+	t := &toolbar{u: u, captureSaves: map[string]*pendingSave[agent.CaptureMode]{}}
 	t.project = widget.NewButtonWithIcon(lang.L("No project"), theme.FolderIcon(), t.projectMenu)
 	t.project.Importance = widget.LowImportance
 	t.agents = widget.NewButtonWithIcon("AGENTS.md –", theme.DocumentIcon(), t.openInstructions)
 	t.agents.Importance = widget.LowImportance
 	t.recall = widget.NewCheck(lang.L("Auto-recall"), t.recallChanged)
+	t.capture = widget.NewButtonWithIcon(chatCaptureLabel(""), captureIcon(""), func() { t.captureMenu(t.capture) })
+	t.capture.Importance = widget.LowImportance
+	t.captureIcon = widget.NewButtonWithIcon("", captureIcon(""), func() { t.captureMenu(t.captureIcon) })
+	t.captureIcon.Importance = widget.LowImportance
+	t.captureBox = container.New(squeezeLayout{}, t.capture, t.captureIcon)
+	if _, ok := u.b.(captureSetter); !ok {
+		t.captureBox.Hide()
+	}
 	t.model = widget.NewSelect(nil, t.modelChanged)
 	t.model.PlaceHolder = lang.L("Choose a model")
 	t.memories = widget.NewButtonWithIcon(lang.L("Memories"), theme.StorageIcon(), u.toggleInspector)
@@ -50,7 +68,8 @@ func newToolbar(u *UI) *toolbar {
 	left := container.NewHBox(t.project, t.agents, widget.NewSeparator(), t.recall)
 	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(140, t.model.MinSize().Height), t.model),
 		t.memories, settings)
-	t.root = container.NewVBox(container.NewPadded(container.NewBorder(nil, nil, left, right)), widget.NewSeparator())
+	t.root = container.NewVBox(container.NewPadded(container.NewBorder(nil, nil, left, right, t.captureBox)),
+		widget.NewSeparator())
 	return t
 }
 
@@ -59,6 +78,7 @@ func (t *toolbar) showChat(c ChatInfo) {
 	t.showing = true
 	t.recall.SetChecked(c.AutoRecall)
 	t.showing = false
+	t.showCapture(c.Capture)
 	if c.Project == "" {
 		t.project.SetText(lang.L("No project"))
 	} else {
@@ -160,6 +180,109 @@ func (t *toolbar) recallChanged(on bool) {
 			u.showError(lang.L("Could not change auto-recall"), err)
 		}
 	})
+}
+
+// captureSetter is the part of the agent that sets a chat's own capture
+// mode; the toolbar offers one only on a backend that has it.
+type captureSetter interface {
+	SetCapture(chatID string, mode agent.CaptureMode) error
+}
+
+// showCapture shows a chat's own capture mode m.
+func (t *toolbar) showCapture(m agent.CaptureMode) {
+	t.capture.SetText(chatCaptureLabel(m))
+	t.capture.SetIcon(captureIcon(m))
+	t.captureIcon.SetIcon(captureIcon(m))
+	t.captureBox.Refresh()
+}
+
+// captureMenu offers the capture modes for the current chat under button b.
+func (t *toolbar) captureMenu(b *widget.Button) {
+	items := t.captureItems()
+	if items == nil {
+		return
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b)
+	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), t.u.w.Canvas(), pos.Add(fyne.NewPos(0, b.Size().Height)))
+}
+
+// captureItems are the capture menu's items for the current chat: follow
+// the setting (named with the mode it sets now), or one of the modes.
+func (t *toolbar) captureItems() []*fyne.MenuItem {
+	u := t.u
+	s := u.currentSession()
+	if s == nil {
+		return nil
+	}
+	setting := lang.L("As in Settings: {{.Mode}}", map[string]any{"Mode": captureName(settingCapture(u.cfg))})
+	items := []*fyne.MenuItem{fyne.NewMenuItem(setting, func() { t.captureChanged("") }), fyne.NewMenuItemSeparator()}
+	items[0].Checked = s.info.Capture == ""
+	for _, m := range captureModes {
+		item := fyne.NewMenuItem(captureName(m), func() { t.captureChanged(m) })
+		item.Checked = s.info.Capture == m
+		items = append(items, item)
+	}
+	return items
+}
+
+// captureChanged sets the capture mode of the current chat only ("" follows
+// the setting): shown at once, undone if its save fails and no later change
+// was made.
+func (t *toolbar) captureChanged(m agent.CaptureMode) {
+	u := t.u
+	cs, ok := u.b.(captureSetter)
+	s := u.currentSession()
+	if !ok || s == nil || s.info.Capture == m {
+		return
+	}
+	id := s.info.ID
+	p := t.captureSaves[id]
+	if p == nil {
+		p = &pendingSave[agent.CaptureMode]{}
+		t.captureSaves[id] = p
+	}
+	p.start(s.info.Capture)
+	u.changeInfo(id, func(c *ChatInfo) { c.Capture = m })
+	t.showCapture(m)
+	u.write(func() func() {
+		err := cs.SetCapture(id, m)
+		return func() {
+			back, undo := p.end(m, err)
+			if p.ended == p.queued {
+				delete(t.captureSaves, id)
+			}
+			if err == nil {
+				return
+			}
+			if undo {
+				info := u.changeInfo(id, func(c *ChatInfo) { c.Capture = back })
+				if u.current == id {
+					t.showCapture(info.Capture)
+				}
+			}
+			u.showError(lang.L("Could not change how memories are saved"), err)
+		}
+	})
+}
+
+// squeezeLayout shows the first of its two objects, at its own size, when
+// it fits, else the second (a narrower form of the same control); its
+// minimum is the second's.
+type squeezeLayout struct{}
+
+// MinSize is the narrower form's.
+func (squeezeLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[1].MinSize() }
+
+// Layout shows the form that fits in size, left-aligned.
+func (squeezeLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	wide, narrow := objs[0], objs[1]
+	fits := wide.MinSize().Width <= size.Width
+	setVisible(wide, fits)
+	setVisible(narrow, !fits)
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(fyne.NewSize(min(o.MinSize().Width, size.Width), size.Height))
+	}
 }
 
 // loadInstructions refreshes the AGENTS.md indicator for the current chat.
