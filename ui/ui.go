@@ -1,6 +1,6 @@
 // Package ui is Engram's window: the chat list, the chat pane, the memory
-// inspector, the toolbar (project pin, auto-recall, capture mode, model, settings) and the
-// settings dialog.
+// inspector, the toolbar (project pin, auto-recall, capture mode, model,
+// settings) and the settings dialog.
 //
 // Threading: every method of UI and of its parts runs on the Fyne UI
 // goroutine (widget callbacks, or functions passed to fyne.Do). Backend and
