@@ -135,7 +135,7 @@ func (p *chatPane) relayout() {
 
 func (p *chatPane) actions() messageActions {
 	return messageActions{
-		copy:     p.u.copy,
+		clip:     clipboard{set: p.u.copy, later: p.u.later},
 		retry:    p.retry,
 		settings: p.u.openSettings,
 		changed:  p.relayout,

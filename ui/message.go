@@ -63,7 +63,7 @@ func (s *session) question(m *msgState) string {
 
 // messageActions are what a message's buttons do.
 type messageActions struct {
-	copy     func(string)
+	clip     clipboard
 	retry    func(answer *msgState)
 	settings func()
 	changed  func() // the view's height may have changed
@@ -87,7 +87,7 @@ type messageView struct {
 
 func newMessageView(m *msgState, act messageActions) *messageView {
 	v := &messageView{m: m, act: act, body: container.NewVBox(), details: container.NewVBox()}
-	v.md = &markdownView{box: v.body, copy: act.copy}
+	v.md = &markdownView{box: v.body, clip: act.clip}
 	v.root = container.NewVBox()
 	v.update()
 	return v
@@ -146,9 +146,7 @@ func (v *messageView) update() (bodyOnly bool) {
 		head := widget.NewLabelWithStyle("Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		right := container.NewHBox()
 		if !m.pending && m.Text != "" {
-			cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { v.act.copy(m.Text) })
-			cp.Importance = widget.LowImportance
-			right.Add(cp)
+			right.Add(v.act.clip.button(false, func() string { return m.Text }))
 		}
 		parts = append(parts, container.NewBorder(nil, nil, nil, right, head), v.body)
 		if d := v.disclosure(); d != nil {

@@ -529,6 +529,11 @@ func (u *UI) copy(text string) {
 	fyne.CurrentApp().Clipboard().SetContent(text)
 }
 
+// later runs f on the UI goroutine after d, unless the UI closed.
+func (u *UI) later(d time.Duration, f func()) {
+	time.AfterFunc(d, func() { u.handBack(f) })
+}
+
 // toggleInspector shows or hides the memory inspector.
 func (u *UI) toggleInspector() {
 	u.inspectorOpen = !u.inspectorOpen

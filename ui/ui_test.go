@@ -792,13 +792,13 @@ func TestStableCut(t *testing.T) {
 func TestStreamedMarkdownMatchesFullRender(t *testing.T) {
 	test.NewTempApp(t)
 	text := "# Plan\n\nFirst **bold** step.\n\n```sh\nmake deploy\n\nmake check\n```\n\n1. one\n2. two\n\nDone 中文。"
-	inc := &markdownView{box: container.NewVBox(), copy: func(string) {}}
+	inc := &markdownView{box: container.NewVBox(), clip: clipboard{set: func(string) {}}}
 	for n := 1; n <= len(text); n++ {
 		if utf8.ValidString(text[:n]) {
 			inc.set(text[:n], false)
 		}
 	}
-	whole := &markdownView{box: container.NewVBox(), copy: func(string) {}}
+	whole := &markdownView{box: container.NewVBox(), clip: clipboard{set: func(string) {}}}
 	whole.set(text, true)
 	flat := func(o fyne.CanvasObject) string {
 		var b strings.Builder
