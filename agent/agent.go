@@ -430,16 +430,25 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("send: the message is empty")
 	}
-	if _, err := a.chats.get(chatID); err != nil {
+	if err := a.start(ctx, chatID, a.appendUser(text)); err != nil {
 		return fmt.Errorf("send: %w", err)
+	}
+	return nil
+}
+
+// start runs the turn that st prepares on its own goroutine, unless the
+// chat is unknown, runs a turn already or the agent is closed.
+func (a *Agent) start(ctx context.Context, chatID string, st starter) error {
+	if _, err := a.chats.get(chatID); err != nil {
+		return err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return fmt.Errorf("send: %w", errClosed)
+		return errClosed
 	}
 	if _, ok := a.running[chatID]; ok {
-		return fmt.Errorf("send: %w", ErrTurnRunning)
+		return ErrTurnRunning
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	stopWithAgent := context.AfterFunc(a.ctx, cancel)
@@ -451,7 +460,7 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 			cancel()
 			a.done()
 		}()
-		a.turn(tctx, chatID, text)
+		a.turn(tctx, chatID, st)
 	}()
 	return nil
 }

@@ -48,17 +48,25 @@ type ChatInfo struct {
 type Chat struct {
 	ChatInfo
 	Messages []Message `json:"messages"`
+	// Branches are the parts of the chat that an edit or a regeneration
+	// replaced, oldest first (see Agent.Resend).
+	Branches []Branch `json:"branches,omitempty"`
 }
 
 // Message is one message of a chat.
 type Message struct {
+	// ID names the message within its chat (messages saved before there
+	// were IDs get one when the chat is loaded).
+	ID       string        `json:"id,omitempty"`
 	Role     string        `json:"role"` // RoleUser, RoleAssistant or RoleSummary
 	Text     string        `json:"text"`
 	Time     time.Time     `json:"time"`
 	Recalled []RecalledHit `json:"recalled,omitempty"` // the memories recalled for this answer
+	Pinned   []RecalledHit `json:"pinned,omitempty"`   // the pinned memories in its prompt
 	Tools    []ToolRecord  `json:"tools,omitempty"`    // the tools this answer called
 	Err      string        `json:"err,omitempty"`      // the turn failed: why
 	Stopped  bool          `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
+	Cut      bool          `json:"cut,omitempty"`      // the answer reached the model's output limit
 	Usage    *Usage        `json:"usage,omitempty"`
 }
 
@@ -117,6 +125,11 @@ func loadChats(dir string, now func() time.Time) (*chatStore, error) {
 			}
 			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
 			continue
+		}
+		for i := range c.Messages {
+			if c.Messages[i].ID == "" {
+				c.Messages[i].ID = newMessageID()
+			}
 		}
 		cs.chats[c.ID] = &c
 	}
@@ -195,6 +208,7 @@ func (cs *chatStore) get(id string) (Chat, error) {
 	}
 	out := *c
 	out.Messages = append([]Message(nil), c.Messages...)
+	out.Branches = append([]Branch(nil), c.Branches...)
 	return out, nil
 }
 

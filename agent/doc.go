@@ -43,6 +43,15 @@
 // gives context.DeadlineExceeded); the partial answer stays in the chat
 // marked Stopped and is not distilled.
 //
+// The message actions start turns the same way (actions.go): Resend
+// replaces a user message and answers it, Regenerate answers a user message
+// again (a retry after an error is a regeneration: the question is not
+// recorded twice), Continue extends a stopped or cut answer, and
+// DeleteMessage removes one message. Messages have IDs; what Resend and
+// Regenerate replace is kept in the chat's Branches. RecallDone also lists
+// the pinned memories that go into the prompt, which are marked used with
+// the recalled ones.
+//
 // # Events
 //
 // Events returns the one event channel. Delivery rules:
@@ -70,8 +79,8 @@
 //
 // Every method of Agent is safe to call from any goroutine. Apart from
 // Models, Wait and Close, none waits for the network or for a turn, so the UI
-// goroutine may call them: Send, Cancel, Running, Chats, Chat, Config and
-// Events return at once; NewChat, RenameChat, DeleteChat, SetAutoRecall,
+// goroutine may call them: Send, Resend, Regenerate, Continue, Cancel, Running, Chats, Chat, Config and
+// Events return at once; NewChat, RenameChat, DeleteChat, DeleteMessage, SetAutoRecall,
 // SetProject and SetConfig write one small file; Instructions reads an
 // AGENTS.md, and Memory may open a project's store file. Models asks the
 // endpoint for its models: call it off the UI goroutine. Wait blocks until

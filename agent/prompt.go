@@ -77,18 +77,34 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Mess
 			msgs = append(msgs, llm.Message{Role: "assistant", Content: m.Text})
 		}
 	}
+	if ts.prefix != "" {
+		msgs = append(msgs, llm.Message{Role: "user", Content: continueInstruction})
+	}
 	return msgs
 }
 
 // renderPinned lists pinned memories, one a line, within pinnedBudget.
 func renderPinned(es []memory.Entry) string {
 	var b strings.Builder
-	for _, e := range es {
-		line := fmt.Sprintf("- (%s) %s\n", e.Kind, strings.Join(strings.Fields(e.Text), " "))
-		if b.Len()+len(line) > pinnedBudget {
-			break
-		}
-		b.WriteString(line)
+	for _, e := range fitPinned(es) {
+		b.WriteString(pinnedLine(e))
 	}
 	return b.String()
+}
+
+// fitPinned returns the first of es whose lines fit in pinnedBudget: the
+// pinned memories that go into the prompt.
+func fitPinned(es []memory.Entry) []memory.Entry {
+	n := 0
+	for i, e := range es {
+		if n += len(pinnedLine(e)); n > pinnedBudget {
+			return es[:i]
+		}
+	}
+	return es
+}
+
+// pinnedLine is a pinned memory's line in the prompt.
+func pinnedLine(e memory.Entry) string {
+	return fmt.Sprintf("- (%s) %s\n", e.Kind, strings.Join(strings.Fields(e.Text), " "))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,30 +13,38 @@ import (
 
 // turnState is what one turn accumulates.
 type turnState struct {
-	chatID  string
-	project *projectState
-	hits    []RecalledHit
-	answer  strings.Builder
-	tools   []ToolRecord
-	usage   Usage
-	saved   <-chan error // the write of the user's message
+	chatID   string
+	answerID string // the ID of the answer message
+	prefix   string // the text of the answer this turn continues, if any
+	project  *projectState
+	hits     []RecalledHit
+	pinned   []RecalledHit
+	answer   strings.Builder
+	tools    []ToolRecord
+	usage    Usage
+	cut      bool         // the model stopped at its output limit
+	saved    <-chan error // the write of the user's message
 }
 
-// turn runs one turn; it always ends with TurnDone.
-func (a *Agent) turn(ctx context.Context, chatID, text string) {
+// turn runs one turn that start prepares (Send's appends the user's
+// message); it always ends with TurnDone.
+func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	cfg := a.Config()
-	ts := &turnState{chatID: chatID}
+	ts := &turnState{chatID: chatID, answerID: newMessageID()}
+	var started TurnStarted
+	var serr error
 	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
-		if c.Title == "" {
-			c.Title = titleFrom(text)
-		}
-		c.Messages = append(c.Messages, Message{Role: RoleUser, Text: text, Time: a.now()})
-		return true
+		started, serr = start(c, ts)
+		return serr == nil
 	})
+	if err == nil {
+		err = serr
+	}
 	if err != nil {
 		a.finishTurn(chatID, Usage{}, err)
 		return
 	}
+	text := started.Text
 	// The file write goes on beside recall and the request; the answer's
 	// write at the end of the turn never loses to it, and endTurn reports
 	// a failure before TurnDone.
@@ -49,7 +58,8 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 	} else {
 		saved <- nil // closing: the turn ends at once
 	}
-	a.emit(TurnStarted{ChatID: chatID, Text: text})
+	started.ChatID, started.AnswerID = chatID, ts.answerID
+	a.emit(started)
 	if chat.Project != "" {
 		p, err := a.project(chat.Project)
 		if err != nil {
@@ -57,17 +67,21 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 		}
 		ts.project = p
 	}
-	if chat.AutoRecall {
+	ts.pinned = a.pinnedInPrompt(ts.project)
+	switch {
+	case ts.prefix != "": // a continuation keeps the memories of the answer it continues
+		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
+	case chat.AutoRecall:
 		ts.hits = a.recall(chat, text, ts.project, cfg)
-		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits})
-	} else {
-		a.emit(RecallDone{ChatID: chatID, Skipped: true})
+		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
+	default:
+		a.emit(RecallDone{ChatID: chatID, Pinned: ts.pinned, Skipped: true})
 	}
 	err = a.converse(ctx, cfg, ts)
 	a.endTurn(ctx, cfg, ts, text, err)
 	// Bookkeeping after TurnDone: it rewrites the store file.
-	if len(ts.hits) > 0 {
-		a.markUsed(ts.hits, ts.project)
+	if used := append(slices.Clip(ts.hits), ts.pinned...); len(used) > 0 {
+		a.markUsed(used, ts.project)
 	}
 	a.global.pinnedEntries() // refresh the cache for the next turn
 	if ts.project != nil {
@@ -78,8 +92,8 @@ func (a *Agent) turn(ctx context.Context, chatID, text string) {
 // endTurn saves the answer (complete, partial or failed) and reports the
 // end of the turn; after a completed turn it starts distillation.
 func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user string, err error) {
-	msg := Message{Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
-		Tools: ts.tools}
+	msg := Message{ID: ts.answerID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(),
+		Recalled: ts.hits, Pinned: ts.pinned, Tools: ts.tools, Cut: ts.cut}
 	if ts.usage != (Usage{}) {
 		u := ts.usage
 		msg.Usage = &u
@@ -100,7 +114,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 	}
 	if msg.Text != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
 		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
-			c.Messages = append(c.Messages, msg)
+			c.Messages = putAnswer(c.Messages, msg, ts.prefix != "")
 			return true
 		}); serr != nil && err == nil {
 			err = serr
@@ -140,6 +154,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		}
 		if len(reply.ToolCalls) == 0 {
 			if reply.Finish == "length" {
+				ts.cut = true
 				a.emit(Notice{ChatID: ts.chatID, Text: "The answer was cut off at the model's output limit."})
 			}
 			return nil
@@ -217,7 +232,7 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	if tools {
 		req.Tools = toolDefs
 	}
-	sep := ts.answer.Len() > 0
+	sep := ts.answer.Len() > len(ts.prefix) // a continuation goes on where the answer stopped
 	streamed := false
 	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(s string) {
 		if sep {
