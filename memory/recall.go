@@ -47,6 +47,9 @@ type Hit struct {
 	Chunk  int
 	Offset int
 	Terms  []string
+	// Earlier are those of Terms that only the earlier messages matched,
+	// not the message itself.
+	Earlier []string
 }
 
 // RecallOptions tunes one recall. Zero values mean the defaults.
@@ -256,7 +259,7 @@ func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hi
 	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
 		start := len(terms)
-		terms = ix.explain(sc, terms, sc.hitDocs[i], query, history)
+		terms, hits[i].Earlier = ix.explain(sc, terms, sc.hitDocs[i], query, history)
 		if n := len(terms); n > start {
 			hits[i].Terms = terms[start:n:n]
 		}
@@ -722,8 +725,9 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 
 // explain appends to terms the words of the query and history that a hit's
 // chunk (doc) matched, once each, merging overlapping pieces (CJK bigrams,
-// parts of an identifier) back into the words people typed.
-func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query string, history []string) []string {
+// parts of an identifier) back into the words people typed. It also returns
+// those of them that only the history matched (nil when none).
+func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query string, history []string) ([]string, []string) {
 	sc.stamp++
 	if sc.stamp == 0 {
 		clear(sc.inDoc)
@@ -745,15 +749,26 @@ func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query str
 	}
 	sc.spans = spans
 	start := len(terms)
+	var earlier []string
 	for _, s := range spans {
 		text := query
 		if s.src > 0 {
 			text = history[len(history)-int(s.src)]
 		}
 		w := text[s.start:s.end]
-		if !slices.ContainsFunc(terms[start:], func(x string) bool { return strings.EqualFold(x, w) }) {
+		same := func(x string) bool { return strings.EqualFold(x, w) }
+		switch {
+		case !slices.ContainsFunc(terms[start:], same):
 			terms = append(terms, w)
+			if s.src > 0 {
+				earlier = append(earlier, w)
+			}
+		case s.src == 0:
+			earlier = slices.DeleteFunc(earlier, same)
 		}
 	}
-	return terms
+	if len(earlier) == 0 {
+		earlier = nil
+	}
+	return terms, earlier
 }
