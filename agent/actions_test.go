@@ -216,3 +216,24 @@ func TestOldChatsGetMessageIDs(t *testing.T) {
 		t.Fatalf("the loaded messages have IDs %q and %q", c.Messages[0].ID, c.Messages[1].ID)
 	}
 }
+
+func TestSearchChats(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	a := h.newChat()
+	h.turn(a, "How do I deploy the frontend?")
+	b := h.newChat()
+	h.turn(b, "部署脚本怎么改？")
+	if got := h.a.SearchChats("DEPLOY frontend", 10); len(got) < 2 || got[0].ChatID != a || got[0].MsgID != "" ||
+		got[1].MsgID != h.chat(a).Messages[0].ID || got[1].Snippet != "How do I deploy the frontend?" {
+		t.Fatalf("search for deploy frontend = %+v", got)
+	}
+	if got := h.a.SearchChats("脚本", 10); len(got) < 2 || got[0].ChatID != b || got[0].MsgID != "" || got[1].Role != agent.RoleUser {
+		t.Fatalf("search for 脚本 = %+v", got)
+	}
+	if got := h.a.SearchChats("deploy", 1); len(got) != 1 {
+		t.Errorf("limit 1 gave %d matches", len(got))
+	}
+	if got := h.a.SearchChats("  ", 10); got != nil {
+		t.Errorf("an empty search found %+v", got)
+	}
+}
