@@ -543,11 +543,11 @@ func (a *Agent) emit(e Event) { a.events.emit(e) }
 
 // finishTurn removes the chat's turn from the running set, so the next Send
 // is accepted, and then reports TurnDone.
-func (a *Agent) finishTurn(chatID string, usage Usage, err error) {
+func (a *Agent) finishTurn(chatID string, usage Usage, err error, cut bool) {
 	a.mu.Lock()
 	delete(a.running, chatID)
 	a.mu.Unlock()
-	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, At: a.now()})
+	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, Cut: cut, At: a.now()})
 }
 
 // recall runs auto-recall for a turn over the global store and the chat's

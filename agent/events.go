@@ -101,6 +101,7 @@ type TurnDone struct {
 	ChatID string
 	Usage  Usage
 	Err    error
+	Cut    bool // the answer stopped at the model's output limit
 	At     time.Time
 }
 

@@ -41,7 +41,7 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 		err = serr
 	}
 	if err != nil {
-		a.finishTurn(chatID, Usage{}, err)
+		a.finishTurn(chatID, Usage{}, err, false)
 		return
 	}
 	text := started.Text
@@ -120,7 +120,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 			err = serr
 		}
 	}
-	a.finishTurn(ts.chatID, ts.usage, err)
+	a.finishTurn(ts.chatID, ts.usage, err, ts.cut)
 	if err == nil && cfg.Distill && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {

@@ -81,16 +81,26 @@ func (p *chatPane) sync() {
 		return
 	}
 	p.setBusy(p.s.busy)
-	if len(p.views) == len(p.s.msgs) {
+	same := 0 // the views that still show the session's messages
+	for same < len(p.views) && same < len(p.s.msgs) && p.views[same].m == p.s.msgs[same] {
+		same++
+	}
+	if same == len(p.views) && same == len(p.s.msgs) {
 		p.updateEmpty()
 		return
 	}
 	bottom := p.atBottom()
-	for i := len(p.views); i < len(p.s.msgs); i++ {
+	p.views = p.views[:same:same]
+	p.msgs.Objects = p.msgs.Objects[:same:same]
+	if same > 0 {
+		p.views[same-1].update() // it may no longer be the last: its actions change
+	}
+	for i := same; i < len(p.s.msgs); i++ {
 		v := newMessageView(p.s.msgs[i], p.actions())
 		p.views = append(p.views, v)
-		p.msgs.Add(v.root)
+		p.msgs.Objects = append(p.msgs.Objects, v.root)
 	}
+	p.msgs.Refresh()
 	p.updateEmpty()
 	p.follow(bottom)
 }
@@ -135,10 +145,17 @@ func (p *chatPane) relayout() {
 
 func (p *chatPane) actions() messageActions {
 	return messageActions{
-		clip:     clipboard{set: p.u.copy, later: p.u.later},
-		retry:    p.retry,
-		settings: p.u.openSettings,
-		changed:  p.relayout,
+		clip:       clipboard{set: p.u.copy, later: p.u.later},
+		retry:      p.retry,
+		settings:   p.u.openSettings,
+		changed:    p.relayout,
+		resend:     p.resend,
+		regenerate: p.regenerate,
+		resume:     p.resume,
+		remove:     p.remove,
+		last:       p.isLast,
+		reveal:     p.reveal,
+		focus:      func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
 	}
 }
 
@@ -207,11 +224,21 @@ func (p *chatPane) submit() {
 	p.focus()
 }
 
-// retry asks again the question that failed answer m replies to.
+// retry asks again the question that failed answer m replies to: the
+// agent answers it again (the question is not recorded twice); a question
+// that never reached the agent is sent, its local copy and error removed.
 func (p *chatPane) retry(m *msgState) {
-	if p.s != nil {
-		p.sendText(p.s.question(m))
+	s := p.s
+	if s == nil || s.busy {
+		return
 	}
+	if !m.local {
+		p.regenerate(m)
+		return
+	}
+	q := s.question(m)
+	p.dropLocal(m)
+	p.sendText(q)
 }
 
 // sendText starts a turn; it reports whether one could start. Before the
@@ -255,9 +282,9 @@ func (p *chatPane) startTurn(s *session, text string) {
 		}
 		return func() {
 			s.busy = false
-			m := &msgState{Message: Message{Role: "assistant"}}
+			m := &msgState{Message: Message{Role: "assistant"}, local: true}
 			m.Err, m.settings = errorText(err)
-			s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: text}}, m)
+			s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: text}, local: true}, m)
 			if u.current == id {
 				p.sync()
 			}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -14,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"engram/agent"
+	"engram/memory"
 )
 
 // session is what the window knows of one chat: its info, its messages as
@@ -34,6 +37,42 @@ type msgState struct {
 	pending  bool // the answer is still streaming
 	open     bool // the recall/tool disclosure is expanded
 	settings bool // the error is one that settings fix
+	local    bool // only the window has it (a send that failed to start, an empty answer)
+	editing  bool // the person is editing it (a user message)
+}
+
+// startTurn adds what turn e starts to the messages (see
+// agent.TurnStarted) and returns the answer it writes.
+func (s *session) startTurn(e agent.TurnStarted) *msgState {
+	if e.Replaces != "" {
+		if i := s.index(e.Replaces); i >= 0 {
+			s.msgs = s.msgs[:i:i]
+		}
+	}
+	if e.Continues != "" {
+		if i := s.index(e.Continues); i >= 0 {
+			m := s.msgs[i]
+			m.pending, m.Stopped, m.Cut, m.Err, m.settings = true, false, false, "", false
+			return m
+		}
+	}
+	now := time.Now()
+	if e.UserID != "" {
+		s.msgs = append(s.msgs, &msgState{Message: Message{ID: e.UserID, Role: "user", Text: e.Text, Time: now}})
+	}
+	m := &msgState{Message: Message{ID: e.AnswerID, Role: "assistant", Time: now}, pending: true}
+	s.msgs = append(s.msgs, m)
+	return m
+}
+
+// index returns the index of the message with ID id, or -1.
+func (s *session) index(id string) int {
+	for i, m := range s.msgs {
+		if m.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // lastAnswer returns the last assistant message, or nil.
@@ -61,28 +100,40 @@ func (s *session) question(m *msgState) string {
 	return ""
 }
 
-// messageActions are what a message's buttons do.
+// messageActions are what a message's buttons do. Those left nil have no
+// button.
 type messageActions struct {
-	clip     clipboard
-	retry    func(answer *msgState)
-	settings func()
-	changed  func() // the view's height may have changed
+	clip       clipboard
+	retry      func(answer *msgState)
+	settings   func()
+	changed    func()                    // the view's height may have changed
+	reveal     func(o fyne.CanvasObject) // scroll o into view
+	focus      func(fyne.Focusable)
+	resend     func(m *msgState, text string)
+	regenerate func(answer *msgState)
+	resume     func(answer *msgState) // continue the answer
+	remove     func(m *msgState)
+	last       func(m *msgState) bool // m is the chat's last message
 }
 
 // messageView draws one message. update rebuilds it from its msgState; the
 // body is only re-parsed when the text changed.
 type messageView struct {
-	m        *msgState
-	act      messageActions
-	root     *fyne.Container
-	body     *fyne.Container
-	md       *markdownView
-	details  *fyne.Container
-	toggle   *widget.Button // the disclosure's button, once there is one
-	lastText string
-	pending  bool
-	rendered bool
-	chrome   string // what the parts around the body were built from
+	m       *msgState
+	act     messageActions
+	root    *fyne.Container
+	body    *fyne.Container
+	md      *markdownView
+	details *fyne.Container
+	toggle  *widget.Button  // the disclosure's button, once there is one
+	opened  *fyne.Container // the open disclosure, once it was opened
+	edit    *messageEntry   // the message box while the person edits the message
+	// the action buttons shown, nil when not
+	editB, regenB, contB, delB *widget.Button
+	lastText                   string
+	pending                    bool
+	rendered                   bool
+	chrome                     string // what the parts around the body were built from
 }
 
 func newMessageView(m *msgState, act messageActions) *messageView {
@@ -100,8 +151,9 @@ var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
 func (v *messageView) chromeKey() string {
 	m := v.m
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%v|%v|%d|%v|%d|%v|%s|%v", m.Role, m.pending, m.Text == "", len(m.Recalled), m.open,
-		len(m.notices), m.Stopped, m.Err, m.settings)
+	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
+		len(m.Pinned), m.open, len(m.notices), m.Stopped, m.Err, m.settings, m.Cut, m.local, m.editing,
+		v.canContinue())
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}
@@ -138,22 +190,26 @@ func (v *messageView) update() (bodyOnly bool) {
 		head := widget.NewLabelWithStyle("You", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		bg := canvas.NewRectangle(userTint)
 		bg.CornerRadius = theme.InputRadiusSize() * 2
-		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(head, v.body))))
+		var body fyne.CanvasObject = v.body
+		if m.editing {
+			body = v.editor()
+		}
+		top := container.NewBorder(nil, nil, nil, v.actionButtons(), head)
+		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(top, body))))
 	case "summary":
 		head := widget.NewLabelWithStyle("Summary of earlier messages", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 		parts = append(parts, head, v.body)
 	default:
 		head := widget.NewLabelWithStyle("Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		right := container.NewHBox()
-		if !m.pending && m.Text != "" {
-			right.Add(v.act.clip.button(false, func() string { return m.Text }))
-		}
-		parts = append(parts, container.NewBorder(nil, nil, nil, right, head), v.body)
+		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head), v.body)
 		if d := v.disclosure(); d != nil {
 			parts = append(parts, d)
 		}
 		for _, n := range m.notices {
 			parts = append(parts, dimLabel(n))
+		}
+		if m.Cut && len(m.notices) == 0 {
+			parts = append(parts, dimLabel(textCut))
 		}
 		if m.Stopped {
 			parts = append(parts, dimLabel("Stopped."))
@@ -167,16 +223,27 @@ func (v *messageView) update() (bodyOnly bool) {
 	return false
 }
 
-// summaryLine is the disclosure's title: "3 memories recalled · 1 tool call".
-func summaryLine(hits, tools int) string {
+// The words of the disclosure.
+const (
+	textNoRecall    = "No memories recalled"
+	textPinnedMeta  = "pinned · in the prompt"
+	textEarlierTerm = "from earlier in the chat: "
+)
+
+// summaryLine is the disclosure's title: "3 memories recalled · 1 pinned ·
+// 1 tool call".
+func summaryLine(hits, pinned, tools int) string {
 	var parts []string
 	switch hits {
 	case 0:
-		parts = append(parts, "No memories recalled")
+		parts = append(parts, textNoRecall)
 	case 1:
 		parts = append(parts, "1 memory recalled")
 	default:
 		parts = append(parts, fmt.Sprintf("%d memories recalled", hits))
+	}
+	if pinned > 0 {
+		parts = append(parts, fmt.Sprintf("%d pinned", pinned))
 	}
 	switch tools {
 	case 0:
@@ -188,15 +255,17 @@ func summaryLine(hits, tools int) string {
 	return strings.Join(parts, " · ")
 }
 
-// disclosure is the small "N memories recalled · M tool calls" button that
-// expands to the memories (score, matched terms) and the tool calls.
+// disclosure is the small "N memories recalled · P pinned · M tool calls"
+// button that expands to the pinned memories in the prompt, the recalled
+// ones (score, matched terms) and the tool calls. Opening it scrolls it
+// into view.
 func (v *messageView) disclosure() fyne.CanvasObject {
 	m := v.m
-	if len(m.Recalled) == 0 && len(m.Tools) == 0 {
+	if len(m.Recalled) == 0 && len(m.Pinned) == 0 && len(m.Tools) == 0 {
 		if m.pending || m.Err != "" || m.Stopped {
 			return nil
 		}
-		return dimLabel("No memories recalled")
+		return dimLabel(textNoRecall)
 	}
 	icon := theme.MenuExpandIcon()
 	if m.open {
@@ -209,39 +278,60 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 		v.toggle.Alignment = widget.ButtonAlignLeading
 	}
 	btn := v.toggle
-	btn.Text, btn.Icon = summaryLine(len(m.Recalled), len(m.Tools)), icon
+	btn.Text, btn.Icon = summaryLine(len(m.Recalled), len(m.Pinned), len(m.Tools)), icon
 	btn.Refresh()
 	if !m.open {
 		return container.NewHBox(btn)
 	}
 	v.details.Objects = nil
+	for _, h := range m.Pinned {
+		v.details.Add(memoryRow(h.Entry, fmt.Sprintf("%s · %s · %s", h.Entry.Kind, h.Scope, textPinnedMeta)))
+	}
 	for _, h := range m.Recalled {
 		v.details.Add(hitRow(h))
 	}
 	for _, t := range m.Tools {
 		v.details.Add(toolRow(t))
 	}
-	return container.NewVBox(container.NewHBox(btn), container.NewPadded(v.details))
+	v.opened = container.NewVBox(container.NewHBox(btn), container.NewPadded(v.details))
+	return v.opened
 }
 
-// toggleOpen expands or collapses the disclosure.
+// toggleOpen expands or collapses the disclosure, and scrolls an opened
+// one into view.
 func (v *messageView) toggleOpen() {
 	v.m.open = !v.m.open
 	v.update()
-	if v.act.changed != nil {
-		v.act.changed()
+	v.changed()
+	if v.m.open && v.act.reveal != nil && v.opened != nil {
+		v.act.reveal(v.opened)
 	}
 }
 
-// hitRow shows one recalled memory: kind, scope, score, matched terms, text.
+// hitRow shows one recalled memory: kind, scope, score, the terms the
+// message matched and those only earlier messages matched, text.
 func hitRow(h agent.RecalledHit) fyne.CanvasObject {
 	meta := fmt.Sprintf("%s · %s · score %.2f", h.Entry.Kind, h.Scope, h.Score)
-	if len(h.Terms) > 0 {
-		meta += " · matched: " + strings.Join(h.Terms, ", ")
+	var now []string
+	for _, t := range h.Terms {
+		if !slices.Contains(h.Earlier, t) {
+			now = append(now, t)
+		}
 	}
-	text := widget.NewLabel(h.Entry.Text)
+	if len(now) > 0 {
+		meta += " · matched: " + strings.Join(now, ", ")
+	}
+	if len(h.Earlier) > 0 {
+		meta += " · " + textEarlierTerm + strings.Join(h.Earlier, ", ")
+	}
+	return memoryRow(h.Entry, meta)
+}
+
+// memoryRow shows a memory's kind badge and text with a line about it.
+func memoryRow(e memory.Entry, meta string) fyne.CanvasObject {
+	text := widget.NewLabel(e.Text)
 	text.Wrapping = fyne.TextWrapWord
-	return container.NewBorder(nil, nil, firstLine(kindBadge(h.Entry.Kind)), nil,
+	return container.NewBorder(nil, nil, firstLine(kindBadge(e.Kind)), nil,
 		container.New(&tightVBox{}, text, captionLabel(meta)))
 }
 

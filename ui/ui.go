@@ -324,16 +324,14 @@ func (u *UI) apply(ev agent.Event) {
 	switch e := ev.(type) {
 	case agent.TurnStarted:
 		s.busy = true
-		now := time.Now()
-		s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: e.Text, Time: now}},
-			&msgState{Message: Message{Role: "assistant", Time: now}, pending: true})
+		m = s.startTurn(e)
 		if cur {
 			u.pane.sync()
 			u.insp.highlight(nil)
 		}
 	case agent.RecallDone:
 		m = s.answer()
-		m.Recalled = e.Hits
+		m.Recalled, m.Pinned = e.Hits, e.Pinned
 		if e.Skipped {
 			m.notices = append(m.notices, "Auto-recall is off for this chat.")
 		}
@@ -367,9 +365,11 @@ func (u *UI) apply(ev agent.Event) {
 	case agent.TurnDone:
 		s.busy = false
 		m = s.answer()
-		m.pending = false
+		m.pending, m.Cut = false, e.Cut
 		switch {
 		case e.Err == nil:
+			// The agent saves no answer without text, error or tools.
+			m.local = m.Text == "" && len(m.Tools) == 0
 		case errors.Is(e.Err, context.Canceled):
 			m.Stopped = true
 		default:
