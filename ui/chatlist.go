@@ -11,13 +11,14 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// chatList is the left column: New chat and the chats, newest first, each
-// with a menu to rename or delete it.
+// chatList is the left column: New chat, the chat search, and the chats,
+// newest first, each with a menu to rename or delete it.
 type chatList struct {
-	u    *UI
-	list *widget.List
-	root fyne.CanvasObject
-	sel  int // the selected row, -1 for none
+	u      *UI
+	list   *widget.List
+	search *chatSearch
+	root   fyne.CanvasObject
+	sel    int // the selected row, -1 for none
 }
 
 func newChatList(u *UI) *chatList {
@@ -53,7 +54,9 @@ func newChatList(u *UI) *chatList {
 	}
 	add := widget.NewButtonWithIcon("New chat", theme.ContentAddIcon(), u.newChat)
 	add.Alignment = widget.ButtonAlignLeading
-	l.root = container.NewBorder(container.NewPadded(add), nil, nil, nil, l.list)
+	l.search = newChatSearch(u)
+	top := container.NewVBox(container.NewPadded(add), container.NewPadded(l.search.entry))
+	l.root = container.NewBorder(top, nil, nil, nil, container.NewStack(l.list, l.search.box))
 	return l
 }
 

@@ -30,7 +30,7 @@ func newChatPane(u *UI) *chatPane {
 	p := &chatPane{u: u, msgs: container.NewVBox()}
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
 	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories")
+	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories · Ctrl+K search chats")
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")
@@ -156,6 +156,23 @@ func (p *chatPane) actions() messageActions {
 		last:       p.isLast,
 		reveal:     p.reveal,
 		focus:      func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
+	}
+}
+
+// jumpTo scrolls the chat to the top of the message s.jump, if s shows
+// and has it, and forgets it.
+func (p *chatPane) jumpTo(s *session) {
+	id := s.jump
+	if id == "" || p.s != s {
+		return
+	}
+	s.jump = ""
+	for _, v := range p.views {
+		if v.m.ID == id {
+			p.scroll.Refresh()
+			p.scroll.ScrollToOffset(fyne.NewPos(0, v.root.Position().Y))
+			return
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ type session struct {
 	loaded bool
 	busy   bool
 	queued string            // a message sent before msgs loaded, sent once they have
+	jump   string            // the ID of a message to scroll to once msgs are shown
 	recall pendingSave[bool] // the saves of info.AutoRecall
 }
 

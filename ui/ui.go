@@ -477,6 +477,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 		if a := s.lastAnswer(); a != nil {
 			u.insp.highlight(a.Recalled)
 		}
+		u.pane.jumpTo(s)
 	}
 	if text := s.queued; text != "" {
 		s.queued = ""
@@ -562,17 +563,19 @@ func (u *UI) shortcut(s fyne.Shortcut) bool {
 			u.toggleInspector()
 		}
 		u.insp.focusSearch()
+	case fyne.KeyK:
+		u.list.search.focus()
 	default:
 		return false
 	}
 	return true
 }
 
-// addShortcuts registers Ctrl+N, Ctrl+F and Esc on the window; the entries
-// pass the same shortcuts on while they have focus.
+// addShortcuts registers Ctrl+N, Ctrl+F, Ctrl+K and Esc on the window; the
+// entries pass the same shortcuts on while they have focus.
 func (u *UI) addShortcuts() {
 	c := u.w.Canvas()
-	for _, k := range []fyne.KeyName{fyne.KeyN, fyne.KeyF} {
+	for _, k := range []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK} {
 		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
 		c.AddShortcut(sc, func(s fyne.Shortcut) { u.shortcut(s) })
 	}
