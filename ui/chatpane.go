@@ -14,8 +14,9 @@ import (
 type chatPane struct {
 	u         *UI
 	s         *session
-	views     []*messageView
-	msgs      *fyne.Container
+	views     []*messageView // the views of the messages, nil for those never shown
+	ml        *msgList
+	msgs      *fyne.Container // the messages laid out, by ml
 	scroll    *container.Scroll
 	empty     fyne.CanvasObject
 	banner    *widget.Label
@@ -27,8 +28,11 @@ type chatPane struct {
 }
 
 func newChatPane(u *UI) *chatPane {
-	p := &chatPane{u: u, msgs: container.NewVBox()}
+	p := &chatPane{u: u}
+	p.ml = &msgList{p: p}
+	p.msgs = container.New(p.ml)
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
+	p.scroll.OnScrolled = func(fyne.Position) { p.ml.place() }
 	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories · Ctrl+K search chats")
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
@@ -69,69 +73,67 @@ func (p *chatPane) focus() { p.u.w.Canvas().Focus(p.input) }
 func (p *chatPane) show(s *session) {
 	p.s = s
 	p.views = nil
+	p.ml.reset()
 	p.msgs.Objects = nil
 	p.sync()
 	p.setBusy(s.busy)
 	p.follow(true)
 }
 
-// sync adds views for messages the pane does not show yet.
+// sync follows the session's messages: views of messages no longer there
+// go, new messages are added (their views are built when they come into
+// view).
 func (p *chatPane) sync() {
 	if p.s == nil {
 		return
 	}
 	p.setBusy(p.s.busy)
-	same := 0 // the views that still show the session's messages
-	for same < len(p.views) && same < len(p.s.msgs) && p.views[same].m == p.s.msgs[same] {
-		same++
-	}
-	if same == len(p.views) && same == len(p.s.msgs) {
+	before := len(p.ml.msgs)
+	bottom := p.atBottom()
+	same := p.ml.sync(p.s.msgs)
+	if same == before && same == len(p.s.msgs) {
 		p.updateEmpty()
 		return
 	}
-	bottom := p.atBottom()
-	p.views = p.views[:same:same]
-	p.msgs.Objects = p.msgs.Objects[:same:same]
 	if same > 0 {
-		p.views[same-1].update() // it may no longer be the last: its actions change
+		if v := p.s.msgs[same-1].view; v != nil {
+			v.update() // it may no longer be the last: its actions change
+			p.ml.at[same-1] = 0
+		}
 	}
-	for i := same; i < len(p.s.msgs); i++ {
-		v := newMessageView(p.s.msgs[i], p.actions())
-		p.views = append(p.views, v)
-		p.msgs.Objects = append(p.msgs.Objects, v.root)
-	}
-	p.msgs.Refresh()
+	p.scroll.Refresh()
 	p.updateEmpty()
 	p.follow(bottom)
 }
 
 // refresh redraws message m. A streaming answer may redraw 30 times a
-// second and every refresh of the scroll measures all the messages, so the
-// scroll is refreshed once.
+// second, so when only its text changed the others are left alone, and
+// the scroll is refreshed only if the answer grew.
 func (p *chatPane) refresh(m *msgState) {
 	bottom := p.atBottom()
 	p.sync()
-	for i := len(p.views) - 1; i >= 0; i-- {
-		if v := p.views[i]; v.m == m {
-			if v.update() {
-				p.relayoutBody(v)
-			} else {
-				p.relayout()
-			}
-			p.toBottom(bottom)
-			return
-		}
+	i := p.ml.index(m)
+	if i < 0 || m.view == nil {
+		p.relayout()
+		p.toBottom(bottom)
+		return
 	}
-	p.relayout()
+	v := m.view
+	if v.update() {
+		p.relayoutBody(i, v)
+	} else {
+		p.relayout()
+	}
 	p.toBottom(bottom)
 }
 
-// relayoutBody lays out a message whose text alone changed without
-// refreshing the others (a streaming answer may redraw 30 times a second):
-// the scroll resizes its content if the messages grew, which lays out what
-// changed size; the message and its body are laid out in any case.
-func (p *chatPane) relayoutBody(v *messageView) {
-	p.scroll.Refresh()
+// relayoutBody lays out message i, whose text alone changed, without
+// refreshing the others: the scroll resizes its content if the message
+// grew; the message and its body are laid out in any case.
+func (p *chatPane) relayoutBody(i int, v *messageView) {
+	if p.ml.measure(i) {
+		p.scroll.Refresh()
+	}
 	v.root.Layout.Layout(v.root.Objects, v.root.Size())
 	v.body.Layout.Layout(v.body.Objects, v.body.Size())
 	canvas.Refresh(v.body)
@@ -139,6 +141,7 @@ func (p *chatPane) relayoutBody(v *messageView) {
 
 // relayout recomputes the messages' size after one of them changed.
 func (p *chatPane) relayout() {
+	p.ml.remeasure()
 	p.msgs.Refresh()
 	p.scroll.Refresh()
 }
@@ -167,13 +170,19 @@ func (p *chatPane) jumpTo(s *session) {
 		return
 	}
 	s.jump = ""
-	for _, v := range p.views {
-		if v.m.ID == id {
-			p.scroll.Refresh()
-			p.scroll.ScrollToOffset(fyne.NewPos(0, v.root.Position().Y))
+	for i, m := range p.ml.msgs {
+		if m.ID == id {
+			p.scrollTo(p.ml.top(i) + p.msgs.Position().Y)
 			return
 		}
 	}
+}
+
+// scrollTo scrolls the chat to y and lays out what came into view.
+func (p *chatPane) scrollTo(y float32) {
+	p.scroll.Refresh()
+	p.scroll.ScrollToOffset(fyne.NewPos(0, y))
+	p.ml.place()
 }
 
 // atBottom reports whether the view is scrolled to (near) the end, so new
@@ -184,11 +193,21 @@ func (p *chatPane) atBottom() bool {
 }
 
 // follow keeps the view at the end if it was there; the scroll is
-// refreshed first so that it knows the content's new size.
+// refreshed first so that it knows the content's new size. The messages
+// that come into view are measured, which may change the end: it scrolls
+// again until the end stays put.
 func (p *chatPane) follow(wasBottom bool) {
-	if wasBottom {
+	if !wasBottom {
+		return
+	}
+	for range 4 {
+		total := p.ml.total()
 		p.scroll.Refresh()
 		p.scroll.ScrollToBottom()
+		p.ml.place()
+		if p.ml.total() == total {
+			return
+		}
 	}
 }
 
@@ -197,11 +216,12 @@ func (p *chatPane) follow(wasBottom bool) {
 func (p *chatPane) toBottom(wasBottom bool) {
 	if wasBottom {
 		p.scroll.ScrollToBottom()
+		p.ml.place()
 	}
 }
 
 func (p *chatPane) updateEmpty() {
-	if len(p.views) == 0 {
+	if len(p.ml.msgs) == 0 {
 		p.empty.Show()
 	} else {
 		p.empty.Hide()

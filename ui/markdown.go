@@ -36,16 +36,16 @@ func (c clipboard) button(label bool, text func() string) *widget.Button {
 	if label {
 		rest = textCopy
 	}
-	btn := widget.NewButtonWithIcon(rest, theme.ContentCopyIcon(), nil)
+	btn := widget.NewButtonWithIcon(rest, flatIcon(theme.ContentCopyIcon()), nil)
 	btn.Importance = widget.LowImportance
 	btn.OnTapped = func() {
 		c.set(text())
 		btn.SetText(textCopied)
-		btn.SetIcon(theme.ConfirmIcon())
+		btn.SetIcon(flatIcon(theme.ConfirmIcon()))
 		if c.later != nil {
 			c.later(copiedFor, func() {
 				btn.SetText(rest)
-				btn.SetIcon(theme.ContentCopyIcon())
+				btn.SetIcon(flatIcon(theme.ContentCopyIcon()))
 			})
 		}
 	}

@@ -252,9 +252,9 @@ func (r *mdRender) list(l *ast.List, depth int) fyne.CanvasObject {
 		var marker fyne.CanvasObject
 		switch task := taskBox(item); {
 		case task != nil:
-			icon := theme.CheckButtonIcon()
+			icon := flatIcon(theme.CheckButtonIcon())
 			if task.IsChecked {
-				icon = theme.CheckButtonCheckedIcon()
+				icon = flatIcon(theme.CheckButtonCheckedIcon())
 			}
 			marker = lineIcon(icon)
 		case l.IsOrdered():

@@ -146,7 +146,7 @@ func TestMarkdownInlineExtensions(t *testing.T) {
 	}
 	objs := renderMarkdown(mdTasks, noClip())
 	icons := objects[*widget.Icon](container.NewVBox(objs...))
-	if len(icons) != 2 || icons[0].Resource != theme.CheckButtonCheckedIcon() || icons[1].Resource != theme.CheckButtonIcon() {
+	if len(icons) != 2 || icons[0].Resource != flatIcon(theme.CheckButtonCheckedIcon()) || icons[1].Resource != flatIcon(theme.CheckButtonIcon()) {
 		t.Errorf("task list markers are %d icons", len(icons))
 	}
 	links := 0
@@ -191,11 +191,11 @@ func TestCopyButtonConfirms(t *testing.T) {
 	clip := clipboard{set: func(s string) { copied = s }, later: func(_ time.Duration, f func()) { revert = f }}
 	btn := objects[*widget.Button](container.NewVBox(renderMarkdown(mdGoBlock, clip)...))[0]
 	test.Tap(btn)
-	if !strings.HasPrefix(copied, "// main greets.") || btn.Text != "Copied" || btn.Icon != theme.ConfirmIcon() {
+	if !strings.HasPrefix(copied, "// main greets.") || btn.Text != "Copied" || btn.Icon != flatIcon(theme.ConfirmIcon()) {
 		t.Fatalf("copied %q, button says %q", copied, btn.Text)
 	}
 	revert()
-	if btn.Text != "" || btn.Icon != theme.ContentCopyIcon() {
+	if btn.Text != "" || btn.Icon != flatIcon(theme.ContentCopyIcon()) {
 		t.Errorf("after a while the button says %q", btn.Text)
 	}
 }

@@ -35,11 +35,12 @@ type session struct {
 type msgState struct {
 	Message
 	notices  []string
-	pending  bool // the answer is still streaming
-	open     bool // the recall/tool disclosure is expanded
-	settings bool // the error is one that settings fix
-	local    bool // only the window has it (a send that failed to start, an empty answer)
-	editing  bool // the person is editing it (a user message)
+	pending  bool         // the answer is still streaming
+	open     bool         // the recall/tool disclosure is expanded
+	settings bool         // the error is one that settings fix
+	local    bool         // only the window has it (a send that failed to start, an empty answer)
+	editing  bool         // the person is editing it (a user message)
+	view     *messageView // its view, once it was shown (see msgList)
 }
 
 // startTurn adds what turn e starts to the messages (see
@@ -363,7 +364,7 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 func (v *messageView) errorBox() fyne.CanvasObject {
 	msg := widget.NewLabel(v.m.Err)
 	msg.Wrapping = fyne.TextWrapWord
-	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { v.act.retry(v.m) })
+	retry := widget.NewButtonWithIcon("Retry", flatIcon(theme.ViewRefreshIcon()), func() { v.act.retry(v.m) })
 	buttons := container.NewHBox(retry)
 	if v.m.settings {
 		open := widget.NewButtonWithIcon("Open settings", theme.SettingsIcon(), v.act.settings)

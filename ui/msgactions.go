@@ -40,18 +40,18 @@ func (v *messageView) actionButtons() *fyne.Container {
 	switch m.Role {
 	case "user":
 		if v.act.resend != nil {
-			v.editB = add(theme.DocumentCreateIcon(), func(*msgState) { v.startEdit() })
+			v.editB = add(flatIcon(theme.DocumentCreateIcon()), func(*msgState) { v.startEdit() })
 		}
 	case "assistant":
 		if v.act.regenerate != nil && m.Err == "" {
-			v.regenB = add(theme.ViewRefreshIcon(), v.act.regenerate)
+			v.regenB = add(flatIcon(theme.ViewRefreshIcon()), v.act.regenerate)
 		}
 		if v.act.resume != nil && v.canContinue() {
-			v.contB = add(theme.MediaFastForwardIcon(), v.act.resume)
+			v.contB = add(flatIcon(theme.MediaFastForwardIcon()), v.act.resume)
 		}
 	}
 	if v.act.remove != nil && !m.local {
-		v.delB = add(theme.DeleteIcon(), v.act.remove)
+		v.delB = add(flatIcon(theme.DeleteIcon()), v.act.remove)
 	}
 	return row
 }
@@ -241,5 +241,5 @@ func (p *chatPane) reveal(o fyne.CanvasObject) {
 	if top < y {
 		y = top
 	}
-	p.scroll.ScrollToOffset(fyne.NewPos(0, y))
+	p.scrollTo(y)
 }

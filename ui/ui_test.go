@@ -122,7 +122,7 @@ func TestEnterSendsAndAnswerStreams(t *testing.T) {
 	// The code block's copy button copies the code.
 	var copied bool
 	for _, b := range objects[*widget.Button](h.u.pane.views[1].root) {
-		if b.Text == "" && b.Icon == theme.ContentCopyIcon() {
+		if b.Text == "" && b.Icon == flatIcon(theme.ContentCopyIcon()) {
 			test.Tap(b)
 			if fyne.CurrentApp().Clipboard().Content() == "make deploy DRY_RUN=1" {
 				copied = true
