@@ -74,6 +74,7 @@ type UI struct {
 	inspectorOpen bool
 	settingsOpen  bool
 	started       bool
+	held          []func() // backend work asked for before Start, which runs it
 }
 
 // Options tune a UI. The zero value is what the app uses.
@@ -89,7 +90,8 @@ type Options struct {
 
 // New builds the window's content for backend b and sets it on w. Call
 // Start to load the chats and follow the agent's events, and Close when the
-// window is gone.
+// window is gone. Before Start the window makes no call to b (what people
+// ask for meanwhile waits for Start), so it can be drawn while b opens.
 func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
@@ -167,6 +169,11 @@ func (u *UI) Start() {
 		}
 	})
 	u.bar.loadModels()
+	held := u.held
+	u.held = nil
+	for _, f := range held {
+		f()
+	}
 }
 
 // Close stops the event pump, makes the changes still queued and waits for
@@ -184,6 +191,10 @@ func unconfigured(c agent.Config) bool { return c.BaseURL == "" || c.Model == ""
 // bg runs work, which must change nothing, on a goroutine of its own; the
 // function it returns, if any, is then run on the UI goroutine.
 func (u *UI) bg(work func() func()) {
+	if !u.started {
+		u.held = append(u.held, func() { u.bg(work) })
+		return
+	}
 	u.work.Add(1)
 	go func() {
 		defer u.work.Done()
@@ -195,6 +206,10 @@ func (u *UI) bg(work func() func()) {
 // function it returns, if any, is then run on the UI goroutine, after those
 // of the work before it.
 func (u *UI) write(work func() func()) {
+	if !u.started {
+		u.held = append(u.held, func() { u.write(work) })
+		return
+	}
 	u.work.Add(1)
 	if !u.writes.add(func() {
 		defer u.work.Done()
