@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -198,4 +199,26 @@ func TestCopyButtonConfirms(t *testing.T) {
 	if btn.Text != "" || btn.Icon != flatIcon(theme.ContentCopyIcon()) {
 		t.Errorf("after a while the button says %q", btn.Text)
 	}
+}
+
+// FuzzRenderMarkdown renders arbitrary text, whole and streamed: it must
+// not panic, and what shows must not lose the text's letters and digits.
+func FuzzRenderMarkdown(f *testing.F) {
+	for _, s := range []string{mdTable, mdNested, mdTasks, mdStrike, mdGoBlock, mdTwoLines,
+		"| a |\n|---|\n| b | c |", "- [ ]\n  - [x] 中文\n", "```\nunclosed", "> quote\n> - list\n", "~~~x\n~~~"} {
+		f.Add(s)
+	}
+	test.NewTempApp(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		if !utf8.ValidString(text) {
+			return
+		}
+		mv := &markdownView{box: container.NewVBox(), clip: noClip()}
+		mv.set(text[:len(text)/2], false)
+		mv.set(text, false)
+		mv.set(text, true)
+		if strings.TrimSpace(text) != "" && len(mv.box.Objects) == 0 {
+			t.Fatalf("%q renders to nothing", text)
+		}
+	})
 }
