@@ -15,11 +15,8 @@ import (
 // copiedFor is how long a Copy button says "Copied".
 const copiedFor = 1500 * time.Millisecond
 
-// The words of the copy buttons.
-const (
-	textCopy   = "Copy"
-	textCopied = "Copied"
-)
+// textCopied is what a Copy button says once it copied.
+const textCopied = "Copied"
 
 // clipboard is how the chat pane copies: set puts text on the clipboard,
 // later runs a function on the UI goroutine after a while.
@@ -28,15 +25,10 @@ type clipboard struct {
 	later func(time.Duration, func())
 }
 
-// copyButton copies text() when tapped and says "Copied" (with a check
-// mark) for a moment. With label it reads "Copy" until then; without,
-// it is an icon alone.
-func (c clipboard) button(label bool, text func() string) *widget.Button {
-	rest := ""
-	if label {
-		rest = textCopy
-	}
-	btn := widget.NewButtonWithIcon(rest, flatIcon(theme.ContentCopyIcon()), nil)
+// button is a Copy button, an icon alone: tapped, it copies text() and
+// says "Copied" (with a check mark) for a moment.
+func (c clipboard) button(text func() string) *widget.Button {
+	btn := widget.NewButtonWithIcon("", flatIcon(theme.ContentCopyIcon()), nil)
 	btn.Importance = widget.LowImportance
 	btn.OnTapped = func() {
 		c.set(text())
@@ -44,7 +36,7 @@ func (c clipboard) button(label bool, text func() string) *widget.Button {
 		btn.SetIcon(flatIcon(theme.ConfirmIcon()))
 		if c.later != nil {
 			c.later(copiedFor, func() {
-				btn.SetText(rest)
+				btn.SetText("")
 				btn.SetIcon(flatIcon(theme.ContentCopyIcon()))
 			})
 		}
@@ -60,7 +52,7 @@ func codeBlock(code, lang string, clip clipboard) fyne.CanvasObject {
 	rt.Wrapping = fyne.TextWrapBreak
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = theme.InputRadiusSize()
-	btn := clip.button(false, func() string { return code })
+	btn := clip.button(func() string { return code })
 	return container.NewStack(bg, container.NewBorder(nil, nil, nil, container.NewVBox(btn), rt))
 }
 

@@ -34,7 +34,7 @@ func (v *messageView) actionButtons() *fyne.Container {
 		return b
 	}
 	if m.Text != "" {
-		row.Add(v.act.clip.button(false, func() string { return v.m.Text }))
+		row.Add(v.act.clip.button(func() string { return v.m.Text }))
 	}
 	v.editB, v.regenB, v.contB, v.delB = nil, nil, nil, nil
 	switch m.Role {
