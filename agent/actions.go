@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,15 +26,9 @@ type Branch struct {
 
 // starter prepares chat c for a turn (under the chat store's lock) and
 // returns what TurnStarted reports (Text is the message the turn answers);
-// a continuation also fills in ts.
+// it sets ts.userID to the user message answered, and a continuation also
+// fills in the answer so far.
 type starter func(c *Chat, ts *turnState) (TurnStarted, error)
-
-// newMessageID returns a fresh message ID.
-func newMessageID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // find returns the index of message id in c, or an error.
 func find(c *Chat, id string) (int, error) {
@@ -59,13 +51,13 @@ func branchOff(c *Chat, at int, now time.Time) {
 
 // appendUser is the starter of Send: text becomes the chat's last message.
 func (a *Agent) appendUser(text string) starter {
-	return func(c *Chat, _ *turnState) (TurnStarted, error) {
+	return func(c *Chat, ts *turnState) (TurnStarted, error) {
 		if c.Title == "" {
 			c.Title = titleFrom(text)
 		}
-		id := newMessageID()
-		c.Messages = append(c.Messages, Message{ID: id, Role: RoleUser, Text: text, Time: a.now()})
-		return TurnStarted{Text: text, UserID: id}, nil
+		ts.userID = newMessageID()
+		c.Messages = append(c.Messages, Message{ID: ts.userID, Role: RoleUser, Text: text, Time: a.now()})
+		return TurnStarted{Text: text, UserID: ts.userID}, nil
 	}
 }
 
@@ -76,7 +68,7 @@ func (a *Agent) Resend(ctx context.Context, chatID, msgID, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("resend: the message is empty")
 	}
-	st := func(c *Chat, _ *turnState) (TurnStarted, error) {
+	st := func(c *Chat, ts *turnState) (TurnStarted, error) {
 		i, err := find(c, msgID)
 		if err != nil {
 			return TurnStarted{}, err
@@ -85,9 +77,9 @@ func (a *Agent) Resend(ctx context.Context, chatID, msgID, text string) error {
 			return TurnStarted{}, fmt.Errorf("message %s is not the person's", msgID)
 		}
 		branchOff(c, i, a.now())
-		id := newMessageID()
-		c.Messages = append(c.Messages, Message{ID: id, Role: RoleUser, Text: text, Time: a.now()})
-		return TurnStarted{Text: text, UserID: id, Replaces: msgID}, nil
+		ts.userID = newMessageID()
+		c.Messages = append(c.Messages, Message{ID: ts.userID, Role: RoleUser, Text: text, Time: a.now()})
+		return TurnStarted{Text: text, UserID: ts.userID, Replaces: msgID}, nil
 	}
 	return a.check(ctx, "resend", chatID, st)
 }
@@ -98,7 +90,7 @@ func (a *Agent) Resend(ctx context.Context, chatID, msgID, text string) error {
 // not repeated. Retrying a failed answer is regenerating it. It returns at
 // once, like Send.
 func (a *Agent) Regenerate(ctx context.Context, chatID, msgID string) error {
-	st := func(c *Chat, _ *turnState) (TurnStarted, error) {
+	st := func(c *Chat, ts *turnState) (TurnStarted, error) {
 		i, err := find(c, msgID)
 		if err != nil {
 			return TurnStarted{}, err
@@ -115,6 +107,7 @@ func (a *Agent) Regenerate(ctx context.Context, chatID, msgID string) error {
 			replaces = c.Messages[q+1].ID
 		}
 		branchOff(c, q+1, a.now())
+		ts.userID = c.Messages[q].ID
 		return TurnStarted{Text: c.Messages[q].Text, Replaces: replaces}, nil
 	}
 	return a.check(ctx, "regenerate", chatID, st)
@@ -138,12 +131,17 @@ func (a *Agent) Continue(ctx context.Context, chatID, msgID string) error {
 		for q >= 0 && c.Messages[q].Role != RoleUser {
 			q--
 		}
-		ts.answerID, ts.prefix, ts.hits = m.ID, m.Text, m.Recalled
+		ts.answerID, ts.userID, ts.prefix, ts.hits = m.ID, m.ReplyTo, m.Text, m.Recalled
 		ts.answer.WriteString(m.Text)
+		ts.reasoning.WriteString(m.Reasoning)
+		ts.thinking = m.ThinkingTime
 		ts.tools = append(ts.tools, m.Tools...)
 		text := ""
 		if q >= 0 {
 			text = c.Messages[q].Text
+			if ts.userID == "" {
+				ts.userID = c.Messages[q].ID
+			}
 		}
 		return TurnStarted{Text: text, Continues: m.ID}, nil
 	}
@@ -181,6 +179,7 @@ func (a *Agent) DeleteMessage(chatID, msgID string) error {
 			return false
 		}
 		c.Messages = slices.Delete(slices.Clone(c.Messages), i, i+1)
+		c.Deleted = append(slices.Clip(c.Deleted), msgID)
 		return true
 	})
 	if err == nil {
@@ -205,14 +204,14 @@ func putAnswer(msgs []Message, msg Message, continued bool) []Message {
 }
 
 // pinnedInPrompt returns the pinned memories that go into the prompt (the
-// global ones, then the project's), as hits.
+// global ones, then the project's), as hits: all of them, since
+// memory.RenderPinned drops none.
 func (a *Agent) pinnedInPrompt(proj *projectState) []RecalledHit {
 	es := a.global.pinnedEntries()
 	n := len(es)
 	if proj != nil && proj.store != nil {
 		es = append(es, proj.store.pinnedEntries()...)
 	}
-	es = fitPinned(es)
 	out := make([]RecalledHit, len(es))
 	for i, e := range es {
 		out[i].Entry, out[i].Scope = e, ScopeGlobal

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -58,14 +57,14 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// Connect makes the Completer of an endpoint from its base URL (".../v1")
-// and API key (may be empty).
-type Connect func(baseURL, apiKey string) llm.Completer
+// Connect makes the Completer of an endpoint: its base URL (".../v1"), API
+// key (may be empty) and the stream limits of the Config.
+type Connect func(ep llm.Endpoint) llm.Completer
 
 // openAICompatible is the default Connect: the go-openai adapter over
 // httpClient (nil: the adapter's client with timeouts).
 func openAICompatible(httpClient *http.Client) Connect {
-	return func(baseURL, apiKey string) llm.Completer { return openai.New(baseURL, apiKey, httpClient) }
+	return func(ep llm.Endpoint) llm.Completer { return openai.New(ep, httpClient) }
 }
 
 // Agent runs chat turns against a model with memory. See the package doc
@@ -91,6 +90,9 @@ type Agent struct {
 	closed   bool
 	busy     int // running turns and distillations
 	idle     *sync.Cond
+
+	pend pending // memory suggestions and forget proposals (capture.go)
+	seen seenIDs // memory IDs shown to the model, by chat (tools.go)
 }
 
 // storeState is an open memory store with its pinned entries cached.
@@ -254,7 +256,7 @@ func (a *Agent) Models(ctx context.Context) ([]string, error) {
 	if c.BaseURL == "" {
 		return nil, errNoEndpoint()
 	}
-	ids, err := a.opts.Connect(c.BaseURL, c.APIKey).Models(ctx)
+	ids, err := a.opts.Connect(c.endpoint()).Models(ctx)
 	if err != nil {
 		return nil, classify(err, c.Model)
 	}
@@ -362,8 +364,15 @@ func (a *Agent) NewChat() (ChatInfo, error) {
 	return a.chats.create(a.Config().AutoRecall, "")
 }
 
-// Chat returns a chat with its messages.
-func (a *Agent) Chat(id string) (Chat, error) { return a.chats.get(id) }
+// Chat returns a chat with its messages; the memories recalled for its
+// answers are read from the stores (the chat file only refers to them).
+func (a *Agent) Chat(id string) (Chat, error) {
+	c, err := a.chats.get(id)
+	if err != nil {
+		return c, err
+	}
+	return a.resolveRecalled(c), nil
+}
 
 // RenameChat sets a chat's title.
 func (a *Agent) RenameChat(id, title string) error {
@@ -434,6 +443,29 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 		return fmt.Errorf("send: %w", err)
 	}
 	return nil
+}
+
+// Retry asks again for the answer to the chat's last user message, after
+// that answer failed, broke off (Message.Interrupted) or was stopped: a
+// turn runs as after Send, without recording the message again. The
+// earlier answer stays in the chat; an interrupted one is not sent to the
+// model. The error is for an unknown chat, a chat whose last message is
+// not such an answer, a turn already running, or a closed agent.
+func (a *Agent) Retry(ctx context.Context, chatID string) error {
+	st := func(c *Chat, ts *turnState) (TurnStarted, error) {
+		n, u := len(c.Messages), lastUser(c.Messages)
+		if u < 0 || u < n-1 && !failed(c.Messages[n-1]) {
+			return TurnStarted{}, errors.New("the chat's last answer did not fail")
+		}
+		ts.userID = c.Messages[u].ID
+		return TurnStarted{Text: c.Messages[u].Text}, nil
+	}
+	return a.check(ctx, "retry", chatID, st)
+}
+
+// failed reports an answer that Retry may ask again.
+func failed(m Message) bool {
+	return m.Role == RoleAssistant && (m.Err != "" || m.Interrupted || m.Stopped)
 }
 
 // start runs the turn that st prepares on its own goroutine, unless the
@@ -543,11 +575,11 @@ func (a *Agent) emit(e Event) { a.events.emit(e) }
 
 // finishTurn removes the chat's turn from the running set, so the next Send
 // is accepted, and then reports TurnDone.
-func (a *Agent) finishTurn(chatID string, usage Usage, err error, cut bool) {
+func (a *Agent) finishTurn(chatID string, usage Usage, err error, cut, interrupted bool) {
 	a.mu.Lock()
 	delete(a.running, chatID)
 	a.mu.Unlock()
-	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, Cut: cut, At: a.now()})
+	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, Cut: cut, At: a.now(), Interrupted: interrupted})
 }
 
 // recall runs auto-recall for a turn over the global store and the chat's
@@ -555,25 +587,6 @@ func (a *Agent) finishTurn(chatID string, usage Usage, err error, cut bool) {
 func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
 	history := recentUserMessages(c.Messages, recentUserHistory)
 	return bestHits(a.stores(proj), text, history, cfg.RecallTopK, true)
-}
-
-// bestHits searches the stores and returns the best k hits of them all, by
-// score; skipPinned leaves pinned entries out.
-func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
-	var hits []RecalledHit
-	opts := memory.RecallOptions{K: k}
-	for _, ss := range stores {
-		for _, h := range ss.st.Recall(query, history, opts) {
-			if !skipPinned || !h.Entry.Pinned {
-				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
-			}
-		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	return hits
 }
 
 // recentUserMessages returns up to n user messages before the last

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,11 +101,65 @@ func BenchmarkSendToRequest(b *testing.B) {
 		return at.Sub(start)
 	}
 	turn(0) // builds the index
-	var sum time.Duration
-	n := 0
+	var times []time.Duration
 	for b.Loop() {
-		n++
-		sum += turn(n)
+		times = append(times, turn(len(times)+1))
 	}
-	b.ReportMetric(float64(sum.Microseconds())/1000/float64(n), "ms-to-request")
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median-to-request")
+}
+
+// BenchmarkDistillRequestSize measures what consolidation adds to a
+// distillation request: the bytes of the request body with 10 related
+// memories shown, minus those of the same turn with none (an empty store).
+func BenchmarkDistillRequestSize(b *testing.B) {
+	const user = "I switched from tabs to spaces in my Go code, and I now deploy with Docker on Fridays."
+	body := func(memories int) int {
+		srv := agenttest.NewServer()
+		defer srv.Close()
+		dir := b.TempDir()
+		cfg := agent.DefaultConfig()
+		cfg.BaseURL, cfg.Model = srv.BaseURL(), "fake-model"
+		a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d"), HTTPClient: srv.Client()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer a.Close()
+		st, _ := a.Memory(agent.ScopeGlobal, "")
+		topics := []string{"tabs in Go code", "spaces in Go code", "Go code reviews", "Docker deploys on Fridays",
+			"deploys with Docker", "spaces and tabs in Go", "deploys on Fridays", "Docker and Go code", "tabs and spaces",
+			"Go code deploys"}
+		for i := range memories {
+			if _, _, err := st.Add(memory.Entry{Kind: memory.KindPreference, Source: memory.SourceAuto,
+				Text: fmt.Sprintf("The user has a settled habit about %s (note %d).", topics[i], i)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		srv.Push(agenttest.Reply{Text: "Noted: spaces, and Docker deploys on Fridays."}, agenttest.Reply{Text: "[]"})
+		c, _ := a.NewChat()
+		if err := a.Send(context.Background(), c.ID, user); err != nil {
+			b.Fatal(err)
+		}
+		for e := range a.Events() {
+			if d, ok := e.(agent.TurnDone); ok && d.ChatID == c.ID {
+				break
+			}
+		}
+		a.Wait()
+		reqs := srv.Requests()
+		if len(reqs) != 2 {
+			b.Fatalf("%d requests", len(reqs))
+		}
+		if got := strings.Count(reqs[1].LastUser(), "\nid="); memories > 0 && got != 10 {
+			b.Fatalf("%d related memories shown, want 10 (of %d):\n%s", got, len(st.List()), reqs[1].LastUser())
+		}
+		return len(reqs[1].Body)
+	}
+	var none, ten int
+	for b.Loop() {
+		none, ten = body(0), body(10)
+	}
+	b.ReportMetric(float64(none), "bytes-no-related")
+	b.ReportMetric(float64(ten), "bytes-10-related")
+	b.ReportMetric(float64(ten-none), "extra-bytes")
 }

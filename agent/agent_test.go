@@ -273,41 +273,6 @@ func TestToolLoopIsBounded(t *testing.T) {
 	}
 }
 
-func TestSearchUpdateForgetTools(t *testing.T) {
-	h := newHarness(t, nil, nil)
-	st := h.store(agent.ScopeGlobal, "")
-	e, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user's dog is called Rex.", Source: memory.SourceUser})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user works at a bakery.", Source: memory.SourceUser})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv.Push(
-		agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "s", Name: "memory_search", Args: `{"query":"dog name"}`}}},
-		agenttest.Reply{ToolCalls: []agenttest.ToolCall{
-			{ID: "u", Name: "memory_update", Args: `{"id":"` + e.ID + `","text":"The user's dog is called Max."}`},
-			{ID: "f", Name: "memory_forget", Args: `{"id":"` + f.ID + `"}`},
-		}},
-		agenttest.Reply{Text: "Done."},
-	)
-	id := h.newChat()
-	if log := h.turn(id, "my dog is Max now, and forget my job"); log.done.Err != nil {
-		t.Fatal(log.done.Err)
-	}
-	reqs := h.srv.Requests()
-	if got := reqs[1].ToolResults()["s"]; !strings.Contains(got, e.ID) || !strings.Contains(got, "Rex") {
-		t.Errorf("search result = %q", got)
-	}
-	if got, _ := st.Get(e.ID); got.Text != "The user's dog is called Max." {
-		t.Errorf("after update: %+v", got)
-	}
-	if got, ok := st.Get(f.ID); ok && got.Live() {
-		t.Errorf("after forget: %+v still live", got)
-	}
-}
-
 func TestAutoRecallOffAndOn(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")

@@ -7,24 +7,30 @@ import (
 	"time"
 
 	"engram/agent/llm"
-	"engram/memory"
 )
 
 // distillTimeout bounds one distillation call.
 const distillTimeout = 2 * time.Minute
 
-// distill asks the model for memories worth keeping from a finished turn
-// and stores them with Source auto. It reports MemoriesSaved per store that
-// got new entries, or with Err when the call or its answer failed.
-func (a *Agent) distill(cfg Config, chatID, projectDir, excerpt string) {
+// distill runs consolidation after a finished turn: it recalls the existing
+// memories related to the user's message (both stores), asks the model
+// for operations on them and applies them (see apply) in the chat's
+// capture mode. It reports MemoriesSaved per store that got new entries,
+// MemoriesRevised for updates and forgets, SuggestionsChanged for held
+// suggestions, or MemoriesSaved with Err when the call or its answer
+// failed.
+func (a *Agent) distill(cfg Config, chatID, projectDir, user, excerpt string) {
 	ctx, cancel := context.WithTimeout(a.ctx, distillTimeout)
 	defer cancel()
-	client := a.opts.Connect(cfg.BaseURL, cfg.APIKey)
-	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
-		{Role: "system", Content: distillPrompt},
-		{Role: "user", Content: excerpt},
-	}}
-	reply, err := a.complete(ctx, client, req, "", nil)
+	chat, err := a.chats.get(chatID)
+	if err != nil {
+		return // deleted meanwhile
+	}
+	var proj *projectState
+	if projectDir != "" {
+		proj, _ = a.project(projectDir) // opened by the turn already
+	}
+	res, err := a.consolidateTurn(ctx, cfg, captureMode(cfg, chat.ChatInfo), chatID, proj, user, excerpt)
 	if ctx.Err() != nil {
 		return // closing
 	}
@@ -32,58 +38,32 @@ func (a *Agent) distill(cfg Config, chatID, projectDir, excerpt string) {
 		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal, Err: fmt.Errorf("distill: %w", err)})
 		return
 	}
+	a.report(chatID, res)
+	a.global.pinnedEntries() // refresh the cache for the next turn
+}
+
+// consolidateTurn makes the distillation call of one turn and applies its
+// answer. An answer in prose only means nothing is worth keeping.
+func (a *Agent) consolidateTurn(ctx context.Context, cfg Config, mode CaptureMode, chatID string, proj *projectState,
+	user, excerpt string) (applied, error) {
+	shown := related(a.stores(proj), user)
+	client := a.opts.Connect(cfg.endpoint())
+	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
+		{Role: "system", Content: distillPrompt},
+		{Role: "user", Content: distillInput(shown, user, excerpt)},
+	}}
+	reply, err := a.complete(ctx, client, req, "", nil)
+	if err != nil {
+		return applied{}, err
+	}
 	cands, err := parseDistilled(reply.Text)
 	if err != nil && !strings.ContainsAny(reply.Text, "[{") {
-		return // prose only: the model found nothing worth keeping
+		return applied{}, nil
 	}
 	if err != nil {
-		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal, Err: fmt.Errorf("distill: %w", err)})
-		return
+		return applied{}, err
 	}
-	var proj *projectState
-	if projectDir != "" {
-		proj, _ = a.project(projectDir) // opened by the turn already
-	}
-	// One batch per store: one file write each.
-	batches := map[*storeState][]memory.Entry{}
-	var order []*storeState
-	for _, c := range cands {
-		ss := a.global
-		if c.Scope == ScopeProject && proj != nil {
-			ss = proj.store
-		}
-		if _, ok := batches[ss]; !ok {
-			order = append(order, ss)
-		}
-		batches[ss] = append(batches[ss], memory.Entry{Kind: c.Kind, Text: c.Text, Source: memory.SourceAuto})
-	}
-	saved := map[Scope][]memory.Entry{}
-	var errs []string
-	for _, ss := range order {
-		res, err := ss.st.AddAll(batches[ss])
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		for _, r := range res {
-			switch {
-			case r.Err != nil:
-				errs = append(errs, r.Err.Error())
-			case r.New:
-				saved[ss.scope] = append(saved[ss.scope], r.Entry)
-			}
-		}
-	}
-	for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
-		if len(saved[scope]) > 0 {
-			a.emit(MemoriesSaved{ChatID: chatID, Scope: scope, Entries: saved[scope]})
-		}
-	}
-	a.global.pinnedEntries() // refresh the cache for the next turn
-	if len(errs) > 0 && len(saved) == 0 {
-		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal,
-			Err: fmt.Errorf("distill: no memory could be saved: %s", strings.Join(errs, "; "))})
-	}
+	return a.apply(chatID, proj, mode, shown, cands), nil
 }
 
 // compactPrompt is the system prompt of a compaction call.

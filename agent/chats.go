@@ -3,7 +3,6 @@ package agent
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,8 +13,6 @@ import (
 	"sync"
 	"time"
 	"unicode"
-
-	"engram/memory"
 )
 
 // The roles of chat messages.
@@ -42,6 +39,8 @@ type ChatInfo struct {
 	Updated    time.Time `json:"updated"`
 	AutoRecall bool      `json:"auto_recall"`
 	Project    string    `json:"project,omitempty"` // pinned project folder
+	// Capture overrides the capture setting for this chat ("" follows it).
+	Capture CaptureMode `json:"capture,omitempty"`
 }
 
 // Chat is a chat with its messages, oldest first.
@@ -51,13 +50,17 @@ type Chat struct {
 	// Branches are the parts of the chat that an edit or a regeneration
 	// replaced, oldest first (see Agent.Resend).
 	Branches []Branch `json:"branches,omitempty"`
+	// Deleted are the IDs of messages that DeleteMessage removed, so that
+	// merging with another writer's copy does not bring them back.
+	Deleted []string `json:"deleted,omitempty"`
 }
 
 // Message is one message of a chat.
 type Message struct {
-	// ID names the message within its chat (messages saved before there
-	// were IDs get one when the chat is loaded).
-	ID       string        `json:"id,omitempty"`
+	// ID names the message in its chat; writers of one chat merge by it.
+	ID string `json:"id,omitempty"`
+	// ReplyTo is the ID of the user message an answer replies to.
+	ReplyTo  string        `json:"reply_to,omitempty"`
 	Role     string        `json:"role"` // RoleUser, RoleAssistant or RoleSummary
 	Text     string        `json:"text"`
 	Time     time.Time     `json:"time"`
@@ -66,8 +69,19 @@ type Message struct {
 	Tools    []ToolRecord  `json:"tools,omitempty"`    // the tools this answer called
 	Err      string        `json:"err,omitempty"`      // the turn failed: why
 	Stopped  bool          `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
-	Cut      bool          `json:"cut,omitempty"`      // the answer reached the model's output limit
 	Usage    *Usage        `json:"usage,omitempty"`
+	// Reasoning is the model's thinking before (and between) the parts of
+	// the answer, shown apart; it is never sent back to the model, nor to
+	// distillation or compaction. ThinkingTime is how long it took.
+	Reasoning    string        `json:"reasoning,omitempty"`
+	ThinkingTime time.Duration `json:"thinking_time,omitempty"` // nanoseconds in the file
+	// Interrupted marks an answer that broke off (the stream ended before
+	// the model finished, or went silent): Text is partial, it is not sent
+	// back to the model nor distilled, and Retry asks again.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Cut marks an answer cut at Config.MaxAnswerBytes or at the model's
+	// output limit; Continue may go on with it.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // ToolRecord is one tool call of an answer and its result.
@@ -113,26 +127,14 @@ func loadChats(dir string, now func() time.Time) (*chatStore, error) {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		b, err := os.ReadFile(path)
+		c, err := readChatFile(path)
 		if err != nil {
-			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
+			cs.errs = append(cs.errs, fmt.Errorf("load chat: %w", err))
 			continue
-		}
-		var c Chat
-		if err := json.Unmarshal(b, &c); err != nil || c.ID != strings.TrimSuffix(name, ".json") {
-			if err == nil {
-				err = errors.New("id does not match the file name")
-			}
-			cs.errs = append(cs.errs, fmt.Errorf("load chat %s: %w", path, err))
-			continue
-		}
-		for i := range c.Messages {
-			if c.Messages[i].ID == "" {
-				c.Messages[i].ID = newMessageID()
-			}
 		}
 		cs.chats[c.ID] = &c
 	}
+	removeStaleTemps(dir, now())
 	return cs, nil
 }
 
@@ -209,6 +211,7 @@ func (cs *chatStore) get(id string) (Chat, error) {
 	out := *c
 	out.Messages = append([]Message(nil), c.Messages...)
 	out.Branches = append([]Branch(nil), c.Branches...)
+	out.Deleted = append([]string(nil), c.Deleted...)
 	return out, nil
 }
 
@@ -236,6 +239,11 @@ func (cs *chatStore) apply(id string, fn func(c *Chat) bool) (Chat, uint64, erro
 	if !fn(&next) {
 		return Chat{}, 0, nil
 	}
+	for i := range next.Messages {
+		if next.Messages[i].ID == "" {
+			next.Messages[i].ID = newMessageID()
+		}
+	}
 	next.Updated = cs.now()
 	*c = next
 	cs.ver[id]++
@@ -245,7 +253,9 @@ func (cs *chatStore) apply(id string, fn func(c *Chat) bool) (Chat, uint64, erro
 }
 
 // persist writes version ver of a chat, unless a newer version is on disk
-// already or the chat was deleted meanwhile.
+// already or the chat was deleted meanwhile. The write merges in what
+// other processes wrote to the file (see writeMerged), and so does the
+// chat in memory.
 func (cs *chatStore) persist(c Chat, ver uint64) error {
 	cs.wmu.Lock()
 	defer cs.wmu.Unlock()
@@ -255,14 +265,16 @@ func (cs *chatStore) persist(c Chat, ver uint64) error {
 	if !exists || cs.written[c.ID] >= ver {
 		return nil
 	}
-	b, err := json.MarshalIndent(c, "", " ")
+	merged, err := cs.writeMerged(c)
 	if err != nil {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
-	if err := memory.WriteFileAtomic(cs.path(c.ID), append(b, '\n')); err != nil {
-		return fmt.Errorf("save chat %s: %w", c.ID, err)
-	}
 	cs.written[c.ID] = ver
+	cs.mu.Lock()
+	if m := cs.chats[c.ID]; m != nil {
+		*m = mergeChat(merged, *m)
+	}
+	cs.mu.Unlock()
 	return nil
 }
 
@@ -280,6 +292,7 @@ func (cs *chatStore) remove(id string) error {
 	if err := os.Remove(cs.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete chat %s: %w", id, err)
 	}
+	_ = os.Remove(cs.path(id) + ".lock") // only a lock: nothing is lost
 	return nil
 }
 

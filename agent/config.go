@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/llm"
 	"engram/memory"
+	"engram/memory/durable"
 )
 
 // The environment variables that override the config file.
@@ -36,6 +38,23 @@ type Config struct {
 	// ContextChars is the size, in characters, above which a chat's older
 	// messages are summarised (default 60000).
 	ContextChars int `json:"context_chars,omitempty"`
+
+	// StreamIdleTimeout, in seconds, ends a turn whose answer sends nothing
+	// for that long once it has started (default 90).
+	StreamIdleTimeout float64 `json:"stream_idle_timeout,omitempty"`
+	// FirstByteTimeout, in seconds, ends a turn whose answer has not
+	// started that long after the request (default 300: a local server
+	// may load the model first).
+	FirstByteTimeout float64 `json:"first_byte_timeout,omitempty"`
+	// MaxAnswerBytes cuts an answer (text and reasoning) at that size,
+	// with a notice (default 4 MiB).
+	MaxAnswerBytes int `json:"max_answer_bytes,omitempty"`
+	// Capture is what becomes of distilled memories: auto (default), ask
+	// (held as suggestions until kept) or off; a chat may override it.
+	Capture CaptureMode `json:"capture,omitempty"`
+	// Language is the window's language: "" follows the system, "en" or
+	// "zh-Hans" choose one.
+	Language string `json:"language,omitempty"`
 }
 
 // Defaults for the zero fields of a Config.
@@ -43,13 +62,19 @@ const (
 	DefaultRecallTopK   = 5
 	DefaultRecallBudget = memory.DefaultBudget
 	DefaultContextChars = 60000
+
+	DefaultStreamIdleTimeout = 90  // seconds
+	DefaultFirstByteTimeout  = 300 // seconds
+	DefaultMaxAnswerBytes    = 4 << 20
 )
 
 // DefaultConfig is the configuration of a fresh install: no endpoint, with
 // auto-recall and distillation on.
 func DefaultConfig() Config {
 	return Config{AutoRecall: true, Distill: true, RecallTopK: DefaultRecallTopK,
-		RecallBudget: DefaultRecallBudget, ContextChars: DefaultContextChars}
+		RecallBudget: DefaultRecallBudget, ContextChars: DefaultContextChars,
+		StreamIdleTimeout: DefaultStreamIdleTimeout, FirstByteTimeout: DefaultFirstByteTimeout,
+		MaxAnswerBytes: DefaultMaxAnswerBytes}
 }
 
 // withDefaults fills the zero numeric fields.
@@ -63,7 +88,23 @@ func (c Config) withDefaults() Config {
 	if c.ContextChars <= 0 {
 		c.ContextChars = DefaultContextChars
 	}
+	if c.StreamIdleTimeout <= 0 {
+		c.StreamIdleTimeout = DefaultStreamIdleTimeout
+	}
+	if c.FirstByteTimeout <= 0 {
+		c.FirstByteTimeout = DefaultFirstByteTimeout
+	}
+	if c.MaxAnswerBytes <= 0 {
+		c.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
 	return c
+}
+
+// endpoint is what Connect needs to reach the configured model.
+func (c Config) endpoint() llm.Endpoint {
+	seconds := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	return llm.Endpoint{BaseURL: c.BaseURL, APIKey: c.APIKey, FirstByteTimeout: seconds(c.FirstByteTimeout),
+		IdleTimeout: seconds(c.StreamIdleTimeout), MaxAnswerBytes: c.MaxAnswerBytes}
 }
 
 // MaskedKey shows the API key the way it may be displayed: its last four
@@ -198,7 +239,7 @@ func SaveConfig(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("save config %s: %w", path, err)
 	}
-	if err := memory.WriteFileAtomic(path, append(b, '\n')); err != nil {
+	if err := durable.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("save config: %w", err)
 	}
 	return nil
@@ -208,6 +249,8 @@ func SaveConfig(path string, c Config) error {
 type Paths struct {
 	ConfigDir string // $XDG_CONFIG_HOME/engram: config.json, AGENTS.md, memory.json, projects/
 	DataDir   string // $XDG_DATA_HOME/engram: chats/
+	// StateDir is $XDG_STATE_HOME/engram: the progress of Learn ("": DataDir).
+	StateDir string
 }
 
 // DefaultPaths returns the Engram directories under the given XDG base
@@ -229,6 +272,16 @@ func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "
 // the config dir so the project folder itself is never written to.
 func (p Paths) ProjectMemory(projectDir string) string {
 	return memory.ProjectPath(p.ConfigDir, projectDir)
+}
+
+// LearnProgress is the file where Learn records how far it got:
+// <StateDir>/learn.json (DataDir when StateDir is not set).
+func (p Paths) LearnProgress() string {
+	dir := p.StateDir
+	if dir == "" {
+		dir = p.DataDir
+	}
+	return filepath.Join(dir, "learn.json")
 }
 
 // ChatsDir is the directory with one JSON file per chat.
@@ -277,7 +330,9 @@ func detect(ctx context.Context, c Config, connect Connect, candidates []string)
 	}
 	for _, base := range candidates {
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		models, err := connect(base, c.APIKey).Models(pctx)
+		ep := c.endpoint()
+		ep.BaseURL = base
+		models, err := connect(ep).Models(pctx)
 		cancel()
 		if err != nil || len(models) == 0 {
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,22 +21,44 @@ const (
 	distillMaxInput = 64 << 10
 )
 
-// distillPrompt is the system prompt of a distillation call.
-const distillPrompt = `You maintain the long-term memory of a personal assistant. Read the conversation turn below and extract what will still matter in future conversations:
+// distillPrompt is the system prompt of a distillation call: extraction
+// and consolidation in one (the two phases of mem0's design).
+const distillPrompt = `You maintain the long-term memory of a personal assistant. Read the conversation turn below and decide what will still matter in future conversations:
 - preference: how the user likes things done (tools, style, formats, habits);
 - correction: something the assistant got wrong and the user corrected;
 - lesson: something learned the hard way that should change future behaviour;
 - fact: a stable fact about the user, their work or their projects.
-Skip small talk, one-off requests, passing details and anything general knowledge. Each text is one short self-contained sentence that makes sense without the conversation. Use scope "project" only for facts about the pinned project folder.
-Reply with ONLY a JSON array, no prose, e.g.
-[{"kind":"preference","text":"The user prefers tabs over spaces in Go code.","scope":"global"}]
-Reply [] when nothing is worth keeping.`
+Skip small talk, one-off requests, passing details and anything general knowledge. Never keep passwords, API keys, tokens or other secrets. Each text is one short self-contained sentence that makes sense without the conversation, written in the language the user wrote in (a conversation in Chinese gives memories in Chinese). Use scope "project" only for facts about the pinned project folder.
+The memories already kept that relate to this turn are listed first, one per line, as: id=<id> date=<date last confirmed> kind=<kind> scope=<scope>: <text>. Compare what the turn says with them and answer with operations:
+- {"op":"add","kind":"…","text":"…","scope":"global"} for something new;
+- {"op":"update","id":"<id>","text":"…"} when the turn corrects, refines or replaces a listed memory (the text is the whole new memory);
+- {"op":"forget","id":"<id>","reason":"…"} when the turn shows a listed memory is no longer true and nothing replaces it;
+- {"op":"none"} when the turn only restates what is already kept.
+Use only the ids listed. Reply with ONLY a JSON array, no prose, e.g.
+[{"op":"add","kind":"preference","text":"The user prefers tabs over spaces in Go code.","scope":"global"}, {"op":"update","id":"k3xq7m2ad4","text":"The user now lives in Bergen."}]
+Reply [] when nothing is worth keeping or changing.`
 
-// candidate is a memory proposed by distillation.
+// opKind is what a distilled operation does; the zero value is add.
+type opKind int
+
+// The operations of consolidation.
+const (
+	opAdd    opKind = iota // a new memory
+	opUpdate               // replace a shown memory (a supersede: history kept)
+	opForget               // a shown memory is no longer true
+	opNone                 // nothing to do
+)
+
+// candidate is one operation proposed by distillation: a new memory (Kind,
+// Text, Scope), or an update (ID, Text, optional Kind) or forget (ID,
+// Reason) of a memory the distiller was shown.
 type candidate struct {
-	Kind  memory.Kind
-	Text  string
-	Scope Scope
+	Op     opKind
+	ID     string
+	Kind   memory.Kind
+	Text   string
+	Scope  Scope
+	Reason string
 }
 
 // smallTalk are messages never worth distilling.
@@ -86,9 +109,11 @@ var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
 var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")
 
 // parseDistilled reads the distiller's answer tolerantly: a JSON array of
-// {kind, text, scope} objects, possibly inside prose, code fences or a
-// wrapping object ({"memories": [...]}), or an array of plain strings
-// (facts). Unknown kinds become facts; empty and overlong texts and
+// operations ({op, id, kind, text, scope, reason}; an object without op is
+// an add), possibly inside prose, code fences, <think> blocks or a wrapping
+// object ({"memories": [...]}), or an array of plain strings (facts to
+// add). Unknown kinds become facts; unknown ops, "none", adds and updates
+// without text, updates and forgets without id, overlong texts and
 // duplicates are dropped. An answer with no JSON in it is an error; an
 // empty array is not.
 func parseDistilled(s string) ([]candidate, error) {
@@ -127,12 +152,21 @@ func decodeFirst(s string) (any, bool) {
 		case []any:
 			return x, true
 		case map[string]any:
-			if len(extract(x, 0)) > 0 || hasArray(x) {
+			if len(extract(x, 0)) > 0 || hasArray(x) || hasOp(x) {
 				return x, true
 			}
 		}
 	}
 	return nil, false
+}
+
+func hasOp(m map[string]any) bool {
+	for _, k := range opKeys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func hasArray(m map[string]any) bool {
@@ -145,11 +179,23 @@ func hasArray(m map[string]any) bool {
 }
 
 var (
-	kindKeys  = []string{"kind", "type", "category"}
-	textKeys  = []string{"text", "memory", "content", "fact", "value", "note"}
-	listKeys  = []string{"memories", "items", "results", "data", "entries", "facts"}
-	scopeKeys = []string{"scope", "store"}
+	kindKeys   = []string{"kind", "type", "category"}
+	textKeys   = []string{"text", "memory", "content", "fact", "value", "note", "new_text", "new"}
+	listKeys   = []string{"memories", "items", "results", "data", "entries", "facts", "operations", "ops", "actions"}
+	scopeKeys  = []string{"scope", "store"}
+	opKeys     = []string{"op", "operation", "action", "event"}
+	idKeys     = []string{"id", "memory_id", "target"}
+	reasonKeys = []string{"reason", "why", "because"}
 )
+
+// opNames maps the names models use for an operation to it.
+var opNames = map[string]opKind{
+	"add": opAdd, "insert": opAdd, "new": opAdd, "create": opAdd, "save": opAdd,
+	"update": opUpdate, "modify": opUpdate, "replace": opUpdate, "change": opUpdate, "edit": opUpdate,
+	"supersede": opUpdate, "correct": opUpdate,
+	"forget": opForget, "delete": opForget, "remove": opForget, "drop": opForget,
+	"none": opNone, "noop": opNone, "no-op": opNone, "nothing": opNone, "skip": opNone, "keep": opNone,
+}
 
 // extract finds candidates in a decoded JSON value.
 func extract(v any, depth int) []candidate {
@@ -188,43 +234,86 @@ func extract(v any, depth int) []candidate {
 	return nil
 }
 
+// fromObject reads one operation; ok is false for objects that are not
+// one (no op and no text) and for unknown ops.
 func fromObject(m map[string]any) (candidate, bool) {
 	str := func(keys []string) string {
 		for _, k := range keys {
-			if s, ok := m[k].(string); ok {
-				return s
+			switch v := m[k].(type) {
+			case string:
+				return v
+			case float64: // an id given as a number
+				return strconv.FormatFloat(v, 'f', -1, 64)
 			}
 		}
 		return ""
 	}
+	name, hasOp := "", false
+	for _, k := range opKeys {
+		if _, ok := m[k]; ok {
+			name, hasOp = strings.ToLower(strings.TrimSpace(str([]string{k}))), true
+			break
+		}
+	}
+	op, known := opNames[name]
 	text := str(textKeys)
-	if text == "" {
+	switch {
+	case !hasOp && text == "":
+		return candidate{}, false
+	case hasOp && !known:
 		return candidate{}, false
 	}
 	kind, err := memory.ParseKind(str(kindKeys))
 	if err != nil {
 		kind = memory.KindFact
+		if op == opUpdate {
+			kind = "" // keep the kind of the memory it replaces
+		}
 	}
 	scope := ScopeGlobal
 	if strings.EqualFold(strings.TrimSpace(str(scopeKeys)), string(ScopeProject)) {
 		scope = ScopeProject
 	}
-	return candidate{Kind: kind, Text: text, Scope: scope}, true
+	return candidate{Op: op, ID: strings.TrimSpace(str(idKeys)), Kind: kind, Text: text, Scope: scope,
+		Reason: oneLineText(str(reasonKeys))}, true
 }
 
-// normalise trims and collapses texts and drops empty, overlong (over the
-// store's memory.MaxAutoRunes), invalid and duplicate candidates, keeping
-// at most distillMaxItems.
+// oneLineText folds white space into single spaces.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// normalise trims and collapses texts and drops no-ops, adds and updates
+// with empty, overlong (over the store's memory.MaxAutoRunes), invalid or
+// duplicate texts, updates and forgets without an id and second operations
+// on one id, keeping at most distillMaxItems.
 func normalise(cs []candidate) []candidate {
 	seen := map[string]bool{}
+	ids := map[string]bool{}
 	out := []candidate{}
 	for _, c := range cs {
-		c.Text = strings.Join(strings.Fields(c.Text), " ")
-		key := strings.ToLower(c.Text)
-		if c.Text == "" || utf8.RuneCountInString(c.Text) > memory.MaxAutoRunes || seen[key] || !validText(c.Text) {
+		c.Text = oneLineText(c.Text)
+		switch c.Op {
+		case opNone:
 			continue
+		case opUpdate, opForget:
+			if c.ID == "" || ids[c.ID] {
+				continue
+			}
 		}
-		seen[key] = true
+		if c.Op == opForget {
+			c.Text, c.Kind = "", ""
+		} else {
+			key := strings.ToLower(c.Text)
+			if c.Text == "" || utf8.RuneCountInString(c.Text) > memory.MaxAutoRunes || seen[key] || !validText(c.Text) {
+				continue
+			}
+			seen[key] = true
+		}
+		if c.ID != "" {
+			ids[c.ID] = true
+		}
+		if c.Op == opAdd {
+			c.ID = ""
+		}
 		out = append(out, c)
 		if len(out) == distillMaxItems {
 			break

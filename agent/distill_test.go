@@ -66,6 +66,39 @@ func TestParseDistilled(t *testing.T) {
 	}
 }
 
+func TestParseDistilledOps(t *testing.T) {
+	in := "<think>the user corrected a fact</think>\nHere are the operations:\n```json\n[" +
+		`{"op":"add","kind":"preference","text":"The user prefers spaces.","scope":"global"},` +
+		`{"op":"UPDATE","id":"m3","text":"The user lives in Bergen."},` +
+		`{"op":"forget","id":"m7","reason":"the user said it is no longer true"},` +
+		`{"op":"none"},{"op":"explode","id":"m9"},{"op":"forget"},{"op":"update","id":"m4"},` +
+		`{"op":"forget","id":"m3"},"The user has a cat.",{"text":"The user cycles."},` +
+		`{"event":"DELETE","id":12}` + "]\n```"
+	got, err := parseDistilled(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []candidate{
+		{Op: opAdd, Kind: memory.KindPreference, Text: "The user prefers spaces.", Scope: ScopeGlobal},
+		{Op: opUpdate, ID: "m3", Text: "The user lives in Bergen.", Scope: ScopeGlobal},
+		{Op: opForget, ID: "m7", Scope: ScopeGlobal, Reason: "the user said it is no longer true"},
+		{Op: opAdd, Kind: memory.KindFact, Text: "The user has a cat.", Scope: ScopeGlobal},
+		{Op: opAdd, Kind: memory.KindFact, Text: "The user cycles.", Scope: ScopeGlobal},
+		{Op: opForget, ID: "12", Scope: ScopeGlobal},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got, err := parseDistilled(`[{"op":"none"}]`); err != nil || len(got) != 0 {
+		t.Errorf("only none: %+v, %v", got, err)
+	}
+}
+
 func TestParseDistilledLimits(t *testing.T) {
 	parse := func(t *testing.T, texts ...string) []string {
 		t.Helper()
@@ -138,7 +171,9 @@ func runeCounts(ss []string) []int {
 // survives prose around it.
 func FuzzParseDistilled(f *testing.F) {
 	for _, s := range []string{`[]`, `[{"kind":"fact","text":"a"}]`, "```json\n[\"x\"]\n```", `{"memories":[{"text":"y"}]}`,
-		`{"a":{"b":[{"c":[]}]}}`, `[[[[["deep"]]]]]`, "<think>x</think>[]", `{"kind":"pref","text":"t","scope":"project"}`} {
+		`{"a":{"b":[{"c":[]}]}}`, `[[[[["deep"]]]]]`, "<think>x</think>[]", `{"kind":"pref","text":"t","scope":"project"}`,
+		`[{"op":"update","id":"m3","text":"new"},{"op":"forget","id":"m7","reason":"stale"},{"op":"none"}]`,
+		`{"operations":[{"event":"DELETE","id":7},{"action":"ADD","text":"x"}]}`, `[{"op":"update","text":"no id"}]`} {
 		f.Add(s)
 	}
 	for _, n := range []int{memory.MaxAutoRunes, memory.MaxAutoRunes + 1} { // the limit, and just over
@@ -152,9 +187,33 @@ func FuzzParseDistilled(f *testing.F) {
 		if len(got) > distillMaxItems {
 			t.Fatalf("%d candidates", len(got))
 		}
+		ids := map[string]bool{}
 		for _, c := range got {
-			if c.Kind.Strength() == 0 || (c.Scope != ScopeGlobal && c.Scope != ScopeProject) {
-				t.Fatalf("invalid candidate %+v from %q", c, s)
+			switch c.Op {
+			case opAdd:
+				if c.ID != "" || c.Kind.Strength() == 0 {
+					t.Fatalf("invalid add %+v from %q", c, s)
+				}
+			case opUpdate:
+				if c.ID == "" || c.Kind != "" && c.Kind.Strength() == 0 {
+					t.Fatalf("invalid update %+v from %q", c, s)
+				}
+			case opForget:
+				if c.ID == "" || c.Text != "" {
+					t.Fatalf("invalid forget %+v from %q", c, s)
+				}
+			default:
+				t.Fatalf("op %d (none or unknown) returned from %q", c.Op, s)
+			}
+			if c.ID != "" && ids[c.ID] {
+				t.Fatalf("two operations on %s from %q", c.ID, s)
+			}
+			ids[c.ID] = c.ID != ""
+			if c.Scope != ScopeGlobal && c.Scope != ScopeProject {
+				t.Fatalf("invalid scope %+v from %q", c, s)
+			}
+			if c.Op == opForget {
+				continue
 			}
 			if clean, err := memory.CleanText(c.Text, memory.SourceAuto); err != nil || clean != c.Text {
 				t.Fatalf("the store stores candidate %q from %q as %q, %v", c.Text, s, clean, err)
@@ -172,7 +231,9 @@ func FuzzParseDistilled(f *testing.F) {
 func toJSON(cs []candidate) []map[string]string {
 	out := []map[string]string{}
 	for _, c := range cs {
-		out = append(out, map[string]string{"kind": string(c.Kind), "text": c.Text, "scope": string(c.Scope)})
+		op := map[opKind]string{opAdd: "add", opUpdate: "update", opForget: "forget"}[c.Op]
+		out = append(out, map[string]string{"op": op, "id": c.ID, "kind": string(c.Kind), "text": c.Text,
+			"scope": string(c.Scope), "reason": c.Reason})
 	}
 	return out
 }

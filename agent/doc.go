@@ -22,23 +22,55 @@
 //  2. compaction, if the chat's messages since the last summary exceed
 //     Config.ContextChars;
 //  3. the system prompt: base instructions, the global AGENTS.md, the
-//     project's AGENTS.md, pinned memories, the summary of older messages,
-//     and last the recall block, which is rebuilt every turn and never kept
-//     in the history;
-//  4. streaming completions (Delta events) and memory tool calls (ToolCall,
-//     ToolResult) until the model answers, at most Options.MaxSteps calls:
+//     project's AGENTS.md, pinned memories, the latest summary of older
+//     messages, today's date, and last the recall block (each memory with
+//     its kind, ID and date), which is rebuilt every turn and never kept in
+//     the history;
+//  4. streaming completions (Delta events; the model's reasoning apart, as
+//     ReasoningDelta events between ThinkingStarted and ThinkingDone) and
+//     memory tool calls (ToolCall, ToolResult) until the model answers, at
+//     most Options.MaxSteps calls:
 //     the last is offered no tools, and tools it calls anyway are not run
 //     (with no text either, the turn ends with CodeBadResponse);
 //  5. TurnDone, with the usage and the error, if any;
-//  6. after a completed turn, distillation in the background
-//     (MemoriesSaved when memories were saved or distillation failed).
+//  6. after a completed turn, in the chat's capture mode (CaptureAuto,
+//     CaptureAsk, CaptureOff), consolidation in the background: the memories
+//     related to the turn are shown to the distiller by ID and date, and its
+//     operations are applied with history kept (MemoriesSaved for new
+//     memories or a failure, MemoriesRevised for updates, forgets and
+//     proposed forgets, SuggestionsChanged for memories held in ask-first
+//     mode). Learn does the same over past chats.
 //
 // A failing tool goes back to the model as a tool message and the turn goes
 // on; only transport and API failures end a turn, as an *Error whose Message
-// says what happened and what to do. 429 and 5xx are retried with backoff
-// (a Notice says so); a context-length error compacts the chat and retries
-// once; a model that rejects tools is asked again without them (with a
-// Notice). Cancel, or cancelling the context given to Send, ends the turn
+// says what happened and what to do, with the server's own words for a
+// refused request. 429 and 5xx are retried with backoff, or after the wait
+// the endpoint's Retry-After asks for, up to a minute (a Notice says so); a
+// context-length error compacts the chat and retries once; a model that
+// rejects tools is asked again without them (with a Notice).
+//
+// # Reasoning
+//
+// Reasoning models think before they answer, in one of three forms that
+// the adapter tells apart while streaming: a <think>, <thinking> or
+// <reasoning> section at the start of the content, a reasoning_content
+// delta (DeepSeek, vLLM), or a reasoning delta (LM Studio, Ollama for
+// gpt-oss). The reasoning is streamed as ReasoningDelta events, saved as
+// the answer's Message.Reasoning with its ThinkingTime, and never sent
+// back to the model, to distillation or to compaction, with the one
+// exception DeepSeek's API requires: within a turn, the follow-up requests
+// after a tool call carry that call's reasoning_content.
+//
+// # Streams that break
+//
+// A stream that ends without a finish reason (and without [DONE]), or that
+// goes silent for Config.StreamIdleTimeout, ends the turn with
+// CodeInterrupted or CodeTimeout and TurnDone.Interrupted: what arrived is
+// kept, marked Message.Interrupted, not distilled and not sent back, and
+// Retry asks again. A stream with nothing in it is CodeBadResponse; an
+// answer that has not started within Config.FirstByteTimeout is
+// CodeTimeout; one over Config.MaxAnswerBytes is cut there (Message.Cut,
+// with a Notice). Cancel, or cancelling the context given to Send, ends the turn
 // with TurnDone{Err: context.Canceled} (the context's error: a deadline
 // gives context.DeadlineExceeded); the partial answer stays in the chat
 // marked Stopped and is not distilled.
@@ -58,14 +90,15 @@
 //
 //   - every event is delivered, in the order it happened, except that
 //     consecutive Delta events of a chat that the consumer has not yet
-//     received are merged into one with the concatenated text: deltas are
-//     never dropped, only coalesced when the consumer is slower than the
-//     stream;
+//     received are merged into one with the concatenated text, and so are
+//     consecutive ReasoningDelta events: deltas are never dropped, only
+//     coalesced when the consumer is slower than the stream;
 //   - a turn's events come in the order TurnStarted, RecallDone, then Delta,
 //     ToolCall and ToolResult as they happen, then TurnDone last; its
 //     Notices (retries, compaction, a chat that could not be saved…) come
-//     between TurnStarted and TurnDone; MemoriesSaved of the turn comes
-//     after its TurnDone;
+//     between TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised and
+//     SuggestionsChanged of its consolidation come after its TurnDone (a
+//     memory tool's MemoriesRevised comes with its ToolResult);
 //   - MemoryChanged (a store changed, by the agent, the person or another
 //     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
 //     at any time;
@@ -79,7 +112,7 @@
 //
 // Every method of Agent is safe to call from any goroutine. Apart from
 // Models, Wait and Close, none waits for the network or for a turn, so the UI
-// goroutine may call them: Send, Resend, Regenerate, Continue, Cancel, Running, Chats, Chat, Config and
+// goroutine may call them: Send, Retry, Resend, Regenerate, Continue, Cancel, Running, Chats, Chat, Config and
 // Events return at once; NewChat, RenameChat, DeleteChat, DeleteMessage, SetAutoRecall,
 // SetProject and SetConfig write one small file; Instructions reads an
 // AGENTS.md, and Memory may open a project's store file. Models asks the

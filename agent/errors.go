@@ -26,7 +26,9 @@ const (
 	CodeContextTooLong   Code = "context_too_long"  // still too long after compaction
 	CodeToolsUnsupported Code = "tools_unsupported" // the model rejects tools (retried without)
 	CodeBadRequest       Code = "bad_request"       // any other 4xx
-	CodeBadResponse      Code = "bad_response"      // a stream that broke or did not parse
+	CodeBadResponse      Code = "bad_response"      // a stream that was empty or did not parse
+	CodeInterrupted      Code = "interrupted"       // the stream ended before the model finished
+	CodeTimeout          Code = "timeout"           // the answer did not start, or went silent
 )
 
 // Error is a failure explained for people: Message says what happened and
@@ -87,13 +89,28 @@ func classify(err error, model string) error {
 		status, msg, code = se.Status, se.Message, se.Code
 	}
 	lower := strings.ToLower(msg + " " + code)
+	var te *llm.TimeoutError
 	switch {
+	case errors.As(err, &te) && te.FirstByte:
+		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("The endpoint did not start answering within %s. "+
+			"The server may be overloaded or still loading the model; try again, or raise first_byte_timeout "+
+			"in config.json", te.After), Err: err}
+	case errors.As(err, &te):
+		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("The endpoint stopped sending for %s, so the "+
+			"answer was ended there. What arrived is kept; Retry asks again (stream_idle_timeout in config.json "+
+			"sets the wait)", te.After), Err: err}
+	case errors.Is(err, llm.ErrInterrupted):
+		return &Error{Code: CodeInterrupted, Message: "The answer broke off before the model finished (the " +
+			"stream ended without a finish reason). What arrived is kept; Retry asks again", Err: err}
+	case errors.Is(err, llm.ErrEmpty):
+		return &Error{Code: CodeBadResponse, Message: "The endpoint sent an empty answer (the stream closed " +
+			"with nothing in it). Try again; if it keeps happening, check the server's log", Err: err}
 	case isContextTooLong(status, lower):
 		return &Error{Code: CodeContextTooLong, Message: "The conversation is longer than the model's context " +
-			"window. Start a new chat or choose a model with a larger context", Err: err}
+			"window. Start a new chat or choose a model with a larger context" + serverSaid(msg), Err: err}
 	case isToolsUnsupported(status, lower):
 		return &Error{Code: CodeToolsUnsupported, Message: fmt.Sprintf("The model %s does not support tools; "+
-			"memory tools are off for this answer", model), Err: err}
+			"memory tools are off for this answer", model) + serverSaid(msg), Err: err}
 	case status == http.StatusUnauthorized:
 		return &Error{Code: CodeAuth, Message: "The endpoint rejected the API key (401). Check the key in " +
 			"Settings or OPENAI_API_KEY", Err: err}
@@ -102,7 +119,7 @@ func classify(err error, model string) error {
 			"(403). Check the key and its permissions", Err: err}
 	case status == http.StatusNotFound:
 		return &Error{Code: CodeModelNotFound, Message: fmt.Sprintf("The model %q was not found (404). Check "+
-			"the model name and the base URL (it usually ends in /v1)", model), Err: err}
+			"the model name and the base URL (it usually ends in /v1)", model) + serverSaid(msg), Err: err}
 	case status == http.StatusTooManyRequests:
 		return &Error{Code: CodeRateLimited, Message: "The endpoint is rate limiting requests (429) and still " +
 			"was after several retries. Wait a minute and try again, or check your plan's limits", Err: err}
@@ -110,13 +127,29 @@ func classify(err error, model string) error {
 		return &Error{Code: CodeServer, Message: fmt.Sprintf("The endpoint failed with a server error (%d), "+
 			"also on retry. Try again later", status), Err: err}
 	case status >= 400:
-		return &Error{Code: CodeBadRequest, Message: fmt.Sprintf("The endpoint refused the request (%d)", status),
-			Err: err}
+		return &Error{Code: CodeBadRequest, Message: fmt.Sprintf("The endpoint refused the request (%d)", status) +
+			serverSaid(msg), Err: err}
 	case isUnreachable(err):
 		return &Error{Code: CodeUnreachable, Message: "The model endpoint cannot be reached (connection " +
 			"refused or timed out). Check that the server is running and the base URL is right", Err: err}
 	}
 	return &Error{Code: CodeBadResponse, Message: "The endpoint's answer broke off or could not be read", Err: err}
+}
+
+// maxServerWords bounds the server's message quoted in an Error.
+const maxServerWords = 300
+
+// serverSaid quotes the endpoint's own message, as ". The server said: …",
+// or "" when it gave none.
+func serverSaid(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if msg == "" {
+		return ""
+	}
+	if len(msg) > maxServerWords {
+		msg = cutUTF8(msg, maxServerWords) + "…"
+	}
+	return ". The server said: " + strings.TrimRight(msg, ".")
 }
 
 // isContextTooLong recognises the context-length errors of OpenAI, vLLM,

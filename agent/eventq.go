@@ -7,8 +7,8 @@ const eventBuffer = 256
 
 // eventQueue feeds the Events channel from an unbounded queue, so the turn
 // goroutines never block on a slow consumer. A Delta that finds the previous
-// queued event to be a Delta of the same chat is merged into it; no other
-// event is merged or dropped, and order is kept.
+// queued event to be a Delta of the same chat is merged into it, and so is
+// a ReasoningDelta; no other event is merged or dropped, and order is kept.
 type eventQueue struct {
 	out chan Event
 
@@ -34,20 +34,34 @@ func (q *eventQueue) emit(e Event) {
 		q.mu.Unlock()
 		return
 	}
-	if d, ok := e.(Delta); ok && len(q.pending) > 0 {
-		if last, ok := q.pending[len(q.pending)-1].(Delta); ok && last.ChatID == d.ChatID {
-			last.Text += d.Text
-			q.pending[len(q.pending)-1] = last
-			q.mu.Unlock()
-			return
-		}
+	if n := len(q.pending); n == 0 || !merge(&q.pending[n-1], e) {
+		q.pending = append(q.pending, e)
 	}
-	q.pending = append(q.pending, e)
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
 	default:
 	}
+}
+
+// merge merges e into the queued event *last when both are deltas of the
+// same kind and chat, and reports whether it did.
+func merge(last *Event, e Event) bool {
+	switch d := e.(type) {
+	case Delta:
+		if l, ok := (*last).(Delta); ok && l.ChatID == d.ChatID {
+			l.Text += d.Text
+			*last = l
+			return true
+		}
+	case ReasoningDelta:
+		if l, ok := (*last).(ReasoningDelta); ok && l.ChatID == d.ChatID {
+			l.Text += d.Text
+			*last = l
+			return true
+		}
+	}
+	return false
 }
 
 func (q *eventQueue) pump() {

@@ -9,10 +9,10 @@ import (
 // Event is something the agent reports on its event channel. Every event
 // names the chat it belongs to ("" for events about files or settings).
 //
-// Delivery rules: Delta events may be merged (several deltas of a chat
-// arrive as one with the concatenated text); every other event is always
-// delivered, and all events come in the order they happened (until Close;
-// see the package doc).
+// Delivery rules: Delta and ReasoningDelta events may be merged (several
+// deltas of a chat arrive as one with the concatenated text); every other
+// event is always delivered, and all events come in the order they
+// happened (until Close; see the package doc).
 type Event interface {
 	Chat() string
 }
@@ -64,6 +64,32 @@ type Delta struct {
 	Text   string
 }
 
+// ReasoningDelta is a piece of the model's reasoning (its thinking), which
+// streams apart from the answer: it comes between ThinkingStarted and
+// ThinkingDone, is kept in the chat as Message.Reasoning, and is never
+// sent back to the model.
+type ReasoningDelta struct {
+	ChatID string
+	Text   string
+}
+
+// ThinkingStarted reports that the model began to reason, at At (the
+// first reasoning of a model call; a turn with tool calls may think before
+// each call).
+type ThinkingStarted struct {
+	ChatID string
+	At     time.Time
+}
+
+// ThinkingDone reports that the model stopped reasoning: its answer or a
+// tool call began, or the call ended. Took is this stretch of thinking,
+// Total all of the turn's so far ("Thought for 12 s").
+type ThinkingDone struct {
+	ChatID string
+	Took   time.Duration
+	Total  time.Duration
+}
+
 // ToolCall reports a tool the model called.
 type ToolCall struct {
 	ChatID string
@@ -96,13 +122,17 @@ type Usage struct {
 }
 
 // TurnDone closes a turn. Err is nil on success, a context error when it was
-// cancelled, or an *Error with a reason people understand.
+// cancelled, or an *Error with a reason people understand. Interrupted
+// reports an answer that broke off (Err has CodeInterrupted or
+// CodeTimeout): what arrived is kept in the chat, marked, and Retry asks
+// again.
 type TurnDone struct {
-	ChatID string
-	Usage  Usage
-	Err    error
-	Cut    bool // the answer stopped at the model's output limit
-	At     time.Time
+	ChatID      string
+	Usage       Usage
+	Err         error
+	Cut         bool // the answer stopped at Config.MaxAnswerBytes or the model's output limit
+	At          time.Time
+	Interrupted bool
 }
 
 // MemoriesSaved reports the memories that distillation stored after a turn.
@@ -139,6 +169,15 @@ func (e RecallDone) Chat() string { return e.ChatID }
 
 // Chat implements Event.
 func (e Delta) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e ReasoningDelta) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e ThinkingStarted) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e ThinkingDone) Chat() string { return e.ChatID }
 
 // Chat implements Event.
 func (e ToolCall) Chat() string { return e.ChatID }

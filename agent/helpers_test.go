@@ -158,6 +158,17 @@ func (l turnLog) text() string {
 	return b.String()
 }
 
+// reasoning is the streamed reasoning.
+func (l turnLog) reasoning() string {
+	var b strings.Builder
+	for _, e := range l.events {
+		if d, ok := e.(agent.ReasoningDelta); ok {
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
+}
+
 // kinds names the turn's events in order, deltas merged (store and
 // instruction events left out).
 func (l turnLog) kinds() []string {
@@ -167,7 +178,7 @@ func (l turnLog) kinds() []string {
 		if name == "MemoryChanged" || name == "InstructionsChanged" {
 			continue
 		}
-		if name == "Delta" && len(out) > 0 && out[len(out)-1] == "Delta" {
+		if (name == "Delta" || name == "ReasoningDelta") && len(out) > 0 && out[len(out)-1] == name {
 			continue
 		}
 		out = append(out, name)
@@ -183,6 +194,12 @@ func typeName(e agent.Event) string {
 		return "RecallDone"
 	case agent.Delta:
 		return "Delta"
+	case agent.ReasoningDelta:
+		return "ReasoningDelta"
+	case agent.ThinkingStarted:
+		return "ThinkingStarted"
+	case agent.ThinkingDone:
+		return "ThinkingDone"
 	case agent.ToolCall:
 		return "ToolCall"
 	case agent.ToolResult:

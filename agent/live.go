@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"engram/agent/watch"
+	"engram/memory"
 )
 
 // live follows the files people change while the agent runs: memory.json,
@@ -16,7 +17,9 @@ import (
 // One watch.Watcher serves them all; its callbacks run one at a time on its
 // goroutine.
 //
-//   - memory.json: the echo of the store's own write is ignored
+//   - memory.json and the conflict copies sync tools write beside it
+//     (merged by Reload; a Notice gives the count): the echo of the
+//     store's own write is ignored
 //     (Store.ChangedOnDisk); any other change is merged by Store.Reload and
 //     reported as MemoryChanged{External: true}. A file that does not parse
 //     is left alone, the memories stay as they were, and MemoryChanged.Err
@@ -74,7 +77,8 @@ func (a *Agent) followMemory(path string, ss *storeState) {
 	if a.live == nil {
 		return
 	}
-	a.follow(path, func() { a.memoryFileChanged(ss) })
+	conflict := func(name string) bool { return memory.IsConflictCopy(filepath.Base(path), name) }
+	a.followAlso(path, conflict, func() { a.memoryFileChanged(ss) })
 	a.memoryFileChanged(ss)
 }
 
@@ -82,7 +86,11 @@ func (a *Agent) followMemory(path string, ss *storeState) {
 // (a dotfiles repo, a synced folder), the file it points to is followed
 // too, since that is the one editors and sync tools change. A failure is
 // a Notice. Without a watcher, or after Close, it does nothing.
-func (a *Agent) follow(path string, fn func()) {
+func (a *Agent) follow(path string, fn func()) { a.followAlso(path, nil, fn) }
+
+// followAlso is follow, with fn also called after a change of a file
+// beside path whose name also accepts (nil: none).
+func (a *Agent) followAlso(path string, also func(name string) bool, fn func()) {
 	if a.live == nil {
 		return
 	}
@@ -93,7 +101,7 @@ func (a *Agent) follow(path string, fn func()) {
 		}
 	}
 	for _, p := range paths {
-		_, err := a.live.w.Subscribe(filepath.Dir(p), filepath.Base(p), func(watch.Event) { fn() })
+		_, err := a.live.w.SubscribeAlso(filepath.Dir(p), filepath.Base(p), also, func(watch.Event) { fn() })
 		if err != nil && !errors.Is(err, watch.ErrClosed) {
 			a.emit(Notice{Text: fmt.Sprintf("Changes to %s will show after a restart: %v", p, err)})
 		}
@@ -114,6 +122,7 @@ func (a *Agent) stopLive() {
 // left as it is, and so are the memories: the event carries the store's
 // *memory.UnparsableError until the file is fixed.
 func (a *Agent) memoryFileChanged(ss *storeState) {
+	defer a.reportMerges(ss)
 	if !ss.st.ChangedOnDisk() {
 		return // the echo of the store's own write
 	}
@@ -124,6 +133,18 @@ func (a *Agent) memoryFileChanged(ss *storeState) {
 		err = serr // the store's error state reads better than Reload's wrapping of it
 	}
 	a.emit(MemoryChanged{Scope: ss.scope, Dir: ss.dir, Err: err, External: true})
+}
+
+// reportMerges tells, as a Notice, of the conflict copies the store merged
+// (on Open or on a reload) and of those it could not.
+func (a *Agent) reportMerges(ss *storeState) {
+	m := ss.st.TakeMergeReport()
+	if m.Copies > 0 {
+		a.emit(Notice{Text: fmt.Sprintf("Merged %d memories from %d conflict copies of memory.json; the copies are kept in the backups folder.", m.Entries, m.Copies)})
+	}
+	for _, err := range m.Errs {
+		a.emit(Notice{Text: fmt.Sprintf("A conflict copy of memory.json was left as it is: %v", err)})
+	}
 }
 
 // configFileChanged loads config.json again for the next turn.

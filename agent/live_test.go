@@ -906,3 +906,29 @@ func TestLiveSymlinkedMemoryFile(t *testing.T) {
 	}))
 	eventually(t, "edit of the symlinked file", func() bool { return has(st, "The user keeps dotfiles in git.") })
 }
+
+// A conflict copy a sync tool writes beside memory.json while the app runs
+// is merged, moved out of the folder, and reported with the count.
+func TestLiveConflictCopyMerged(t *testing.T) {
+	state := t.TempDir()
+	h := newHarness(t, nil, func(o *agent.Options) { o.Memory.StateDir = state })
+	st := h.store(agent.ScopeGlobal, "")
+	mustAddMemory(t, st, "The user's cat is called Miso.")
+	h.collect("own write", func(e agent.Event) bool { _, ok := e.(agent.MemoryChanged); return ok })
+	name := "memory.sync-conflict-20261201-101010-ABCDEFG.json"
+	other := `{"version": 2, "entries": [{"id": "other00001", "kind": "fact", "text": "Written on the laptop.", "created": "2026-01-02T03:04:05Z"}]}`
+	if err := os.WriteFile(filepath.Join(filepath.Dir(st.Path()), name), []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "conflict copy merged", func() bool { return has(st, "Written on the laptop.") })
+	h.collect("merge notice", func(e agent.Event) bool {
+		n, ok := e.(agent.Notice)
+		return ok && strings.Contains(n.Text, "Merged 1 memories from 1 conflict copies")
+	})
+	if _, err := os.Stat(filepath.Join(state, "backups", name)); err != nil {
+		t.Errorf("the copy is not in the backups: %v", err)
+	}
+	if !has(st, "The user's cat is called Miso.") {
+		t.Errorf("the store's own memory is gone: %q", liveTexts(st))
+	}
+}

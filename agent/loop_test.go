@@ -32,7 +32,7 @@ type step struct {
 }
 
 // Complete implements llm.Completer.
-func (s *script) Complete(_ context.Context, req llm.Request, onText func(string)) (llm.Reply, error) {
+func (s *script) Complete(_ context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
 	if len(s.steps) == 0 {
@@ -49,7 +49,7 @@ func (s *script) Complete(_ context.Context, req llm.Request, onText func(string
 	}
 	for _, p := range st.pieces {
 		reply.Text += p
-		onText(p)
+		onDelta(llm.Delta{Text: p})
 	}
 	return reply, st.err
 }
@@ -71,10 +71,10 @@ func newScripted(t *testing.T, maxSteps int, steps ...step) (*harness, *script) 
 	s := &script{t: t, steps: steps}
 	h := newHarness(t, nil, func(o *agent.Options) {
 		o.MaxSteps = maxSteps
-		o.Connect = func(baseURL, apiKey string) llm.Completer {
+		o.Connect = func(ep llm.Endpoint) llm.Completer {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			s.dials = append(s.dials, baseURL+" "+apiKey)
+			s.dials = append(s.dials, ep.BaseURL+" "+ep.APIKey)
 			return s
 		}
 	})

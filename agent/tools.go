@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"engram/agent/llm"
 	"engram/memory"
@@ -29,27 +31,33 @@ var toolDefs = []llm.Tool{
 			`"required":["kind","text"]}`)},
 	{Name: ToolMemorySearch, Description: "Search the saved memories. Returns the best matches with their IDs.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)},
-	{Name: ToolMemoryUpdate, Description: "Replace the text of a saved memory, by ID.",
+	{Name: ToolMemoryUpdate, Description: "Replace a saved memory with a corrected version, by the ID it was " +
+		"shown with; the old version is kept as history.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},` +
 			`"text":{"type":"string"}},"required":["id","text"]}`)},
-	{Name: ToolMemoryForget, Description: "Delete a saved memory, by ID, when the user asks to forget it or it is wrong.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)},
+	{Name: ToolMemoryForget, Description: "Forget a saved memory, by the ID it was shown with, when the user asks " +
+		"to forget it or it is no longer true. A memory the user wrote is only proposed for forgetting; the user decides.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},` +
+			`"reason":{"type":"string"}},"required":["id"]}`)},
 }
 
 // toolArgs are the arguments of any memory tool.
 type toolArgs struct {
-	Kind  string `json:"kind"`
-	Text  string `json:"text"`
-	Scope string `json:"scope"`
-	Query string `json:"query"`
-	ID    string `json:"id"`
+	Kind   string `json:"kind"`
+	Text   string `json:"text"`
+	Scope  string `json:"scope"`
+	Query  string `json:"query"`
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // searchResults is how many memories memory_search returns at most.
 const searchResults = 8
 
-// runTool executes a tool call. The error, if any, goes back to the model.
-func (a *Agent) runTool(proj *projectState, call llm.ToolCall) (string, error) {
+// runTool executes a tool call of a turn. The error, if any, goes back to
+// the model.
+func (a *Agent) runTool(ts *turnState, call llm.ToolCall) (string, error) {
+	proj := ts.project
 	var args toolArgs
 	raw := strings.TrimSpace(call.Args)
 	if raw == "" {
@@ -60,19 +68,19 @@ func (a *Agent) runTool(proj *projectState, call llm.ToolCall) (string, error) {
 	}
 	switch call.Name {
 	case ToolMemoryWrite:
-		return a.toolWrite(proj, args)
+		return a.toolWrite(ts.chatID, proj, args)
 	case ToolMemorySearch:
-		return a.toolSearch(proj, args)
+		return a.toolSearch(ts.chatID, proj, args)
 	case ToolMemoryUpdate:
-		return a.toolUpdate(proj, args)
+		return a.toolUpdate(ts.chatID, proj, args)
 	case ToolMemoryForget:
-		return a.toolForget(proj, args)
+		return a.toolForget(ts.chatID, proj, args)
 	}
 	return "", fmt.Errorf("there is no tool %q; the tools are memory_write, memory_search, memory_update "+
 		"and memory_forget", call.Name)
 }
 
-func (a *Agent) toolWrite(proj *projectState, args toolArgs) (string, error) {
+func (a *Agent) toolWrite(chatID string, proj *projectState, args toolArgs) (string, error) {
 	if args.Kind == "" {
 		return "", errors.New(`"kind" is required: preference, correction, lesson or fact`)
 	}
@@ -82,6 +90,9 @@ func (a *Agent) toolWrite(proj *projectState, args toolArgs) (string, error) {
 	}
 	if strings.TrimSpace(args.Text) == "" {
 		return "", errors.New(`"text" is required`)
+	}
+	if err := refuseSecret(args.Text); err != nil {
+		return "", err
 	}
 	ss := a.global
 	switch strings.ToLower(strings.TrimSpace(args.Scope)) {
@@ -98,13 +109,14 @@ func (a *Agent) toolWrite(proj *projectState, args toolArgs) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("could not save the memory: %w", err)
 	}
+	a.seen.add(chatID, e.ID)
 	if !added {
 		return fmt.Sprintf("Already remembered as %s (%s): %s", e.ID, e.Kind, e.Text), nil
 	}
 	return fmt.Sprintf("Saved memory %s (%s, %s).", e.ID, e.Kind, ss.scope), nil
 }
 
-func (a *Agent) toolSearch(proj *projectState, args toolArgs) (string, error) {
+func (a *Agent) toolSearch(chatID string, proj *projectState, args toolArgs) (string, error) {
 	q := strings.TrimSpace(args.Query)
 	if q == "" {
 		return "", errors.New(`"query" is required`)
@@ -115,13 +127,18 @@ func (a *Agent) toolSearch(proj *projectState, args toolArgs) (string, error) {
 	}
 	var b strings.Builder
 	for _, h := range hits {
-		fmt.Fprintf(&b, "- id=%s scope=%s kind=%s: %s\n", h.Entry.ID, h.Scope, h.Entry.Kind, h.Entry.Text)
+		a.seen.add(chatID, h.Entry.ID)
+		fmt.Fprintf(&b, "- id=%s scope=%s kind=%s date=%s: %s\n", h.Entry.ID, h.Scope, h.Entry.Kind,
+			memory.Confirmed(h.Entry).UTC().Format(time.DateOnly), h.Entry.Text)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func (a *Agent) toolUpdate(proj *projectState, args toolArgs) (string, error) {
-	ss, err := a.storeOf(proj, args.ID)
+// toolUpdate replaces a memory the model was shown by a new version (a
+// supersede: the old stays as history). Updating a memory the person
+// wrote, kept or pinned also tells the person.
+func (a *Agent) toolUpdate(chatID string, proj *projectState, args toolArgs) (string, error) {
+	target, err := a.shownTarget(chatID, proj, args.ID)
 	if err != nil {
 		return "", err
 	}
@@ -129,22 +146,99 @@ func (a *Agent) toolUpdate(proj *projectState, args toolArgs) (string, error) {
 	if text == "" {
 		return "", errors.New(`"text" is required; use memory_forget to delete a memory`)
 	}
-	e, err := ss.st.Update(args.ID, memory.Change{Text: &text})
+	if err := refuseSecret(text); err != nil {
+		return "", err
+	}
+	if sameText(target.e.Text, text) {
+		return fmt.Sprintf("Memory %s already says that; nothing changed.", target.e.ID), nil
+	}
+	var kind memory.Kind
+	if args.Kind != "" {
+		if kind, err = memory.ParseKind(args.Kind); err != nil {
+			return "", err
+		}
+	}
+	rev, err := supersede(target, kind, text, memory.SourceTool)
 	if err != nil {
 		return "", fmt.Errorf("could not update memory %s: %w", args.ID, err)
 	}
-	return fmt.Sprintf("Updated memory %s: %s", e.ID, e.Text), nil
+	a.seen.add(chatID, rev.New.ID)
+	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Updated: []Revision{rev}}})
+	return fmt.Sprintf("Updated memory %s: it is now %s (the old version is kept as history): %s",
+		rev.Old.ID, rev.New.ID, rev.New.Text), nil
 }
 
-func (a *Agent) toolForget(proj *projectState, args toolArgs) (string, error) {
-	ss, err := a.storeOf(proj, args.ID)
+// toolForget forgets a memory the model was shown; one the person wrote,
+// kept or pinned is only proposed for forgetting, and the person decides.
+func (a *Agent) toolForget(chatID string, proj *projectState, args toolArgs) (string, error) {
+	target, err := a.shownTarget(chatID, proj, args.ID)
 	if err != nil {
 		return "", err
 	}
-	if err := ss.st.Remove(args.ID); err != nil {
+	f := Forgotten{Scope: target.ss.scope, Dir: target.ss.dir, Entry: target.e, Reason: oneLineText(args.Reason)}
+	if personal(target.e) {
+		a.propose(f)
+		a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Proposed: []Forgotten{f}}})
+		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
+			"to confirm.", target.e.ID), nil
+	}
+	if _, err := target.ss.st.Forget(target.e.ID); err != nil {
 		return "", fmt.Errorf("could not forget memory %s: %w", args.ID, err)
 	}
+	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Forgotten: []Forgotten{f}}})
 	return fmt.Sprintf("Forgot memory %s.", args.ID), nil
+}
+
+// refuseSecret is the tools' answer to a text that looks like a secret.
+func refuseSecret(text string) error {
+	if what, ok := memory.Secret(text); ok {
+		return fmt.Errorf("%w (%s). Tell the user it was not saved; do not repeat it", memory.ErrSecret, what)
+	}
+	return nil
+}
+
+// shownTarget finds the live memory id names, which must be one the model
+// was shown in this chat (recalled, pinned, found or written).
+func (a *Agent) shownTarget(chatID string, proj *projectState, id string) (shownMemory, error) {
+	id = strings.TrimSpace(id)
+	ss, err := a.storeOf(proj, id)
+	if err != nil {
+		return shownMemory{}, err
+	}
+	e, _ := ss.st.Get(id)
+	if !a.seen.has(chatID, id) && !e.Pinned {
+		return shownMemory{}, fmt.Errorf("memory %s was not shown to you in this chat; find it with memory_search "+
+			"first", id)
+	}
+	return shownMemory{ss: ss, e: e}, nil
+}
+
+// seenIDs are the memory IDs shown to the model, by chat: recalled into
+// its prompt, found by memory_search or written by memory_write. The model
+// may only update or forget those.
+type seenIDs struct {
+	mu  sync.Mutex
+	ids map[string]map[string]bool
+}
+
+func (s *seenIDs) add(chatID string, ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = map[string]map[string]bool{}
+	}
+	if s.ids[chatID] == nil {
+		s.ids[chatID] = map[string]bool{}
+	}
+	for _, id := range ids {
+		s.ids[chatID][id] = true
+	}
+}
+
+func (s *seenIDs) has(chatID, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ids[chatID][id]
 }
 
 // stores are the stores a turn sees: global, then the project's.

@@ -13,18 +13,25 @@ import (
 
 // turnState is what one turn accumulates.
 type turnState struct {
-	chatID   string
-	answerID string // the ID of the answer message
-	prefix   string // the text of the answer this turn continues, if any
-	project  *projectState
-	hits     []RecalledHit
-	pinned   []RecalledHit
-	answer   strings.Builder
-	tools    []ToolRecord
-	usage    Usage
-	cut      bool         // the model stopped at its output limit
-	saved    <-chan error // the write of the user's message
+	chatID    string
+	userID    string // the ID of the user message answered
+	answerID  string // the ID of the answer message
+	prefix    string // the text of the answer this turn continues, if any
+	project   *projectState
+	hits      []RecalledHit
+	pinned    []RecalledHit
+	answer    strings.Builder
+	reasoning strings.Builder
+	thinking  time.Duration // the turn's thinking time so far
+	thinkFrom time.Time     // when the current stretch of thinking began; zero when not thinking
+	tools     []ToolRecord
+	usage     Usage
+	cut       bool         // the answer was cut at Config.MaxAnswerBytes or the model's output limit
+	saved     <-chan error // the write of the user's message
 }
+
+// maxRetryWait caps the wait a Retry-After header asks for.
+const maxRetryWait = 60 * time.Second
 
 // turn runs one turn that start prepares (Send's appends the user's
 // message); it always ends with TurnDone.
@@ -41,7 +48,7 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 		err = serr
 	}
 	if err != nil {
-		a.finishTurn(chatID, Usage{}, err, false)
+		a.finishTurn(chatID, Usage{}, err, false, false)
 		return
 	}
 	text := started.Text
@@ -72,7 +79,14 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	case ts.prefix != "": // a continuation keeps the memories of the answer it continues
 		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
 	case chat.AutoRecall:
-		ts.hits = a.recall(chat, text, ts.project, cfg)
+		// A copy: chat is being written to its file meanwhile. The recall
+		// sees the chat up to the message answered, as the first time did
+		// when the answer is asked for again.
+		asked := chat
+		if u := slices.IndexFunc(chat.Messages, func(m Message) bool { return m.ID == ts.userID }); u >= 0 {
+			asked.Messages = chat.Messages[:u+1]
+		}
+		ts.hits = a.recall(asked, text, ts.project, cfg)
 		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
 	default:
 		a.emit(RecallDone{ChatID: chatID, Pinned: ts.pinned, Skipped: true})
@@ -92,8 +106,9 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 // endTurn saves the answer (complete, partial or failed) and reports the
 // end of the turn; after a completed turn it starts distillation.
 func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user string, err error) {
-	msg := Message{ID: ts.answerID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(),
-		Recalled: ts.hits, Pinned: ts.pinned, Tools: ts.tools, Cut: ts.cut}
+	msg := Message{ID: ts.answerID, ReplyTo: ts.userID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(),
+		Recalled: ts.hits, Pinned: ts.pinned, Tools: ts.tools, Reasoning: ts.reasoning.String(),
+		ThinkingTime: ts.thinking, Cut: ts.cut}
 	if ts.usage != (Usage{}) {
 		u := ts.usage
 		msg.Usage = &u
@@ -105,6 +120,8 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		var ae *Error
 		if errors.As(err, &ae) {
 			msg.Err = ae.Message
+			msg.Interrupted = ae.Code == CodeInterrupted ||
+				ae.Code == CodeTimeout && (msg.Text != "" || msg.Reasoning != "")
 		} else {
 			msg.Err = err.Error()
 		}
@@ -112,7 +129,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 	if err := <-ts.saved; err != nil {
 		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
 	}
-	if msg.Text != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
+	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
 		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
 			c.Messages = putAnswer(c.Messages, msg, ts.prefix != "")
 			return true
@@ -120,15 +137,15 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 			err = serr
 		}
 	}
-	a.finishTurn(ts.chatID, ts.usage, err, ts.cut)
-	if err == nil && cfg.Distill && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+	a.finishTurn(ts.chatID, ts.usage, err, ts.cut, msg.Interrupted)
+	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
 			projectDir = ts.project.store.dir
 		}
 		go func() {
 			defer a.done()
-			a.distill(cfg, ts.chatID, projectDir, turnExcerpt(user, msg.Tools, msg.Text))
+			a.distill(cfg, ts.chatID, projectDir, user, turnExcerpt(user, msg.Tools, msg.Text))
 		}()
 	}
 }
@@ -143,7 +160,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.Model == "" {
 		return errNoModel(cfg.BaseURL)
 	}
-	cv := &conversation{client: a.opts.Connect(cfg.BaseURL, cfg.APIKey), cfg: cfg, ts: ts, useTools: true}
+	cv := &conversation{client: a.opts.Connect(cfg.endpoint()), cfg: cfg, ts: ts, useTools: true}
 	if err := a.compact(ctx, cv.client, cfg, ts.chatID, false); err != nil {
 		return err
 	}
@@ -152,10 +169,18 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		if err != nil {
 			return err
 		}
+		if reply.Cut {
+			ts.cut = true
+			a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The answer reached %s and was cut there "+
+				"(max_answer_bytes in config.json).", sizeOf(cfg.MaxAnswerBytes))})
+			return nil
+		}
 		if len(reply.ToolCalls) == 0 {
 			if reply.Finish == "length" {
 				ts.cut = true
 				a.emit(Notice{ChatID: ts.chatID, Text: "The answer was cut off at the model's output limit."})
+			} else if ts.answer.Len() == 0 && len(ts.tools) == 0 {
+				return errNoAnswer(ts.reasoning.Len() > 0)
 			}
 			return nil
 		}
@@ -166,7 +191,14 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 			return &Error{Code: CodeBadResponse, Message: fmt.Sprintf("The model kept calling tools and gave "+
 				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
 		}
-		cv.msgs = append(cv.msgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls})
+		// DeepSeek's thinking mode wants the reasoning of a tool call back
+		// in the follow-ups of the turn (and nowhere else).
+		var replay string
+		if reply.ReasoningForm == llm.ReasoningContent {
+			replay = reply.Reasoning
+		}
+		cv.msgs = append(cv.msgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls,
+			Reasoning: replay})
 		cv.msgs = append(cv.msgs, a.runTools(ts, reply.ToolCalls)...)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -220,7 +252,8 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 
 // call sends the chat with this turn's tool messages, streaming the text
 // into the answer (after a blank line when a step before wrote some) as
-// Delta events; it reports whether any text arrived.
+// Delta events and the reasoning apart as ReasoningDelta events between
+// ThinkingStarted and ThinkingDone; it reports whether anything arrived.
 func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
 	ts := cv.ts
 	chat, err := a.chats.get(ts.chatID)
@@ -232,21 +265,50 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	if tools {
 		req.Tools = toolDefs
 	}
-	sep := ts.answer.Len() > len(ts.prefix) // a continuation goes on where the answer stopped
+	// a continuation goes on where the answer stopped
+	sep, rsep := ts.answer.Len() > len(ts.prefix), ts.reasoning.Len() > 0
 	streamed := false
-	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(s string) {
-		if sep {
-			ts.answer.WriteString("\n\n")
-			s = "\n\n" + s
-			sep = false
-		}
+	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(d llm.Delta) {
 		streamed = true
+		if d.Reasoning != "" {
+			s := d.Reasoning
+			if rsep {
+				s, rsep = "\n\n"+s, false
+			}
+			if ts.thinkFrom.IsZero() {
+				ts.thinkFrom = a.now()
+				a.emit(ThinkingStarted{ChatID: ts.chatID, At: ts.thinkFrom})
+			}
+			ts.reasoning.WriteString(s)
+			a.emit(ReasoningDelta{ChatID: ts.chatID, Text: s})
+		}
+		if d.Text == "" {
+			return
+		}
+		a.stopThinking(ts)
+		s := d.Text
+		if sep {
+			s, sep = "\n\n"+s, false
+		}
 		ts.answer.WriteString(s)
 		a.emit(Delta{ChatID: ts.chatID, Text: s})
 	})
+	a.stopThinking(ts)
 	ts.usage.PromptTokens += reply.Usage.PromptTokens
 	ts.usage.CompletionTokens += reply.Usage.CompletionTokens
 	return reply, streamed, err
+}
+
+// stopThinking ends the current stretch of thinking, if any, with
+// ThinkingDone.
+func (a *Agent) stopThinking(ts *turnState) {
+	if ts.thinkFrom.IsZero() {
+		return
+	}
+	took := a.now().Sub(ts.thinkFrom)
+	ts.thinking += took
+	ts.thinkFrom = time.Time{}
+	a.emit(ThinkingDone{ChatID: ts.chatID, Took: took, Total: ts.thinking})
 }
 
 // runTools runs the model's tool calls in order, records and reports them,
@@ -256,7 +318,7 @@ func (a *Agent) runTools(ts *turnState, calls []llm.ToolCall) []llm.Message {
 	msgs := make([]llm.Message, 0, len(calls))
 	for _, call := range calls {
 		a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
-		result, err := a.runTool(ts.project, call)
+		result, err := a.runTool(ts, call)
 		rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
 		content := result
 		if err != nil {
@@ -271,15 +333,16 @@ func (a *Agent) runTools(ts *turnState, calls []llm.ToolCall) []llm.Message {
 }
 
 // complete makes one completion, retrying 429 and 5xx answers with backoff
-// as long as nothing was streamed. Errors are classified.
-func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, chatID string, onText func(string)) (llm.Reply, error) {
+// as long as nothing was streamed; a Retry-After of the endpoint replaces
+// the backoff's wait, up to maxRetryWait. Errors are classified.
+func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, chatID string, onDelta func(llm.Delta)) (llm.Reply, error) {
 	delay := a.opts.RetryDelay
 	for attempt := 0; ; attempt++ {
 		streamed := false
-		reply, err := c.Complete(ctx, req, func(s string) {
+		reply, err := c.Complete(ctx, req, func(d llm.Delta) {
 			streamed = true
-			if onText != nil {
-				onText(s)
+			if onDelta != nil {
+				onDelta(d)
 			}
 		})
 		if err == nil {
@@ -293,19 +356,58 @@ func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, 
 		if streamed || attempt == maxRetries || !errors.As(err, &ae) || !ae.retryable() {
 			return reply, err
 		}
+		wait, asked := delay, ""
+		var se *llm.StatusError
+		if errors.As(err, &se) && se.RetryAfter > 0 {
+			wait, asked = min(se.RetryAfter, maxRetryWait), ", as it asked"
+		}
 		if chatID != "" {
 			why := "is rate limiting requests (429)"
 			if ae.Code == CodeServer {
 				why = "had a server error"
 			}
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint %s; retrying in %s.", why,
-				delay.Round(time.Millisecond))})
+			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint %s; retrying in %s%s.", why,
+				wait.Round(time.Millisecond), asked)})
 		}
 		select {
-		case <-time.After(delay):
+		case <-time.After(wait):
 		case <-ctx.Done():
 			return reply, ctx.Err()
 		}
 		delay *= 2
 	}
+}
+
+// lastUser is the index of the last user message (-1 for none).
+func lastUser(msgs []Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			return i
+		}
+	}
+	return -1
+}
+
+// errNoAnswer is the error of a model call that finished with no answer
+// and no tool call.
+func errNoAnswer(reasoned bool) *Error {
+	msg := "The model finished without an answer. Try again, or ask differently"
+	if reasoned {
+		msg = "The model only reasoned and finished without an answer (its thinking is kept). Try again, " +
+			"or ask differently"
+	}
+	return &Error{Code: CodeBadResponse, Message: msg}
+}
+
+// sizeOf says a size in bytes for people: "4 MB", "512 KB".
+func sizeOf(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

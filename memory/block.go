@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -9,15 +12,17 @@ import (
 const (
 	blockStart  = "<memory>"
 	blockEnd    = "</memory>"
-	blockIntro  = "Things remembered about the user and their work, most relevant first:"
+	blockIntro  = "Things remembered about the user and their work, most relevant first (kind · id · date last confirmed):"
 	minItemRune = 24 // a memory cut shorter than this is left out instead
 )
 
 // RenderBlock renders hits as the prompt injection block: a start mark, one
-// line per memory labelled by kind, best first, and an end mark. The block is
-// never longer than budget characters (runes); memories that do not fit are
-// cut (at the chunk that matched) or left out. No hits, or a budget too small
-// for even one memory, give "".
+// line per memory labelled by kind, ID and the date it was last confirmed
+// ("- [preference · k3xq7m2ad4 · 2026-11-02] …"), best first, and an end
+// mark. The block is never longer than budget characters (runes); memories
+// that do not fit are cut (at the chunk that matched) or left out. No hits,
+// or a budget too small for even one memory, give "". Block marks inside a
+// memory, in any case and spacing, are defused (see Defuse).
 func RenderBlock(hits []Hit, budget int) string {
 	if len(hits) == 0 {
 		return ""
@@ -32,12 +37,12 @@ func RenderBlock(hits []Hit, budget int) string {
 	b.WriteString(head)
 	n := 0
 	for _, h := range hits {
-		label := "- [" + string(kindOrFact(h.Entry.Kind)) + "] "
+		label := Label(h.Entry) + " "
 		room := budget - used - utf8.RuneCountInString(label) - 1 // newline
 		if room < minItemRune {
 			break
 		}
-		text := oneLine(unmark.Replace(h.Entry.Text))
+		text := oneLine(Defuse(h.Entry.Text))
 		if utf8.RuneCountInString(text) > room {
 			text = excerpt(text, h.Offset, room)
 		}
@@ -53,6 +58,106 @@ func RenderBlock(hits []Hit, budget int) string {
 	return b.String()
 }
 
+// Label is how a memory is named in a prompt: "- [kind · id · date]", the
+// date being the day (UTC) it was last confirmed (Updated, or Created). An
+// entry without ID or dates leaves them out.
+func Label(e Entry) string {
+	parts := []string{string(kindOrFact(e.Kind))}
+	if validID(e.ID) {
+		parts = append(parts, e.ID)
+	}
+	if d := Confirmed(e); !d.IsZero() {
+		parts = append(parts, d.UTC().Format(time.DateOnly))
+	}
+	return "- [" + strings.Join(parts, " · ") + "]"
+}
+
+// Confirmed is when a memory was last confirmed: its Updated time (a
+// restatement refreshes it), else its Created time.
+func Confirmed(e Entry) time.Time {
+	if !e.Updated.IsZero() {
+		return e.Updated
+	}
+	return e.Created
+}
+
+// RenderPinned lists pinned memories for the system prompt, one a line
+// labelled as in RenderBlock, in their order, within budget runes. No
+// memory is dropped silently: each gets a fair share of the budget (short
+// ones keep their full text, long ones are cut with "…"), and when there are
+// too many for even a short line each, a last line says how many are not
+// shown. Block marks are defused.
+func RenderPinned(es []Entry, budget int) string {
+	if len(es) == 0 || budget <= 0 {
+		return ""
+	}
+	type item struct {
+		label string
+		text  []rune
+		room  int
+	}
+	items := make([]item, len(es))
+	need := 0
+	for i, e := range es {
+		items[i] = item{label: Label(e) + " ", text: []rune(oneLine(Defuse(e.Text)))}
+		need += utf8.RuneCountInString(items[i].label) + 1
+	}
+	// Show as many as get at least minItemRune of text each, keeping room
+	// for the line that counts the others.
+	shown := len(items)
+	for shown > 0 && need+shown*minItemRune > budget-moreLineRunes(len(items)-shown) {
+		shown--
+		need -= utf8.RuneCountInString(items[shown].label) + 1
+	}
+	avail := budget - need - moreLineRunes(len(items)-shown)
+	// Fair shares: the shortest texts first take what they need, the rest
+	// split what is left evenly.
+	order := make([]int, shown)
+	for i := range order {
+		order[i] = i
+	}
+	sortByLen(order, func(i int) int { return len(items[i].text) })
+	for k, i := range order {
+		share := avail / (shown - k)
+		items[i].room = min(len(items[i].text), share)
+		avail -= items[i].room
+	}
+	var b strings.Builder
+	for _, it := range items[:shown] {
+		text := it.text
+		if len(text) > it.room {
+			text = append(text[:it.room-1:it.room-1], '…')
+		}
+		b.WriteString(it.label)
+		b.WriteString(string(text))
+		b.WriteByte('\n')
+	}
+	if rest := len(items) - shown; rest > 0 {
+		b.WriteString(moreLine(rest))
+	}
+	return b.String()
+}
+
+func moreLine(n int) string {
+	return "- … and " + strconv.Itoa(n) + " more pinned memories that do not fit (see the memory inspector)\n"
+}
+
+func moreLineRunes(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(moreLine(n))
+}
+
+// sortByLen sorts idx by key, ascending, keeping ties in order.
+func sortByLen(idx []int, key func(int) int) {
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && key(idx[j]) < key(idx[j-1]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+}
+
 func kindOrFact(k Kind) Kind {
 	if k.Strength() == 0 {
 		return KindFact
@@ -60,9 +165,16 @@ func kindOrFact(k Kind) Kind {
 	return k
 }
 
-// unmark defuses the block's marks inside a memory's text, so that a memory
-// cannot end the block early (or open another) in the prompt.
-var unmark = strings.NewReplacer(blockStart, "[memory]", blockEnd, "[/memory]")
+// markRE matches the block's marks in any case and spacing: "<memory>",
+// "</MEMORY>", "< /memory >", "<memory id=x>".
+var markRE = regexp.MustCompile(`(?i)<\s*(/?)\s*memory\b[^<>]*>`)
+
+// Defuse neutralises the block's marks inside a memory's text, in any case
+// and spacing, so that a memory cannot end the block early (or open
+// another) in the prompt: "</MEMORY>" becomes "[/memory]".
+func Defuse(s string) string {
+	return markRE.ReplaceAllString(s, "[${1}memory]")
+}
 
 // oneLine folds runs of white space, newlines included, into single spaces
 // so that every memory takes one line of the block.

@@ -1,8 +1,11 @@
 package memory_test
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"engram/memory"
@@ -90,5 +93,69 @@ func FuzzRenderBlock(f *testing.F) {
 		if got != "" && (!strings.HasPrefix(got, "<memory>\n") || !strings.HasSuffix(got, "</memory>") || strings.Count(got, "</memory>") != 1) {
 			t.Fatalf("block not marked: %q", got)
 		}
+		if got != "" && len(anyMark.FindAllString(got, -1)) != 2 {
+			t.Fatalf("a memory's text adds block marks: %q", got)
+		}
+		pinned := memory.RenderPinned([]memory.Entry{hits[0].Entry, hits[1].Entry, hits[2].Entry}, budget)
+		if n := utf8.RuneCountInString(pinned); n > budget && n > 0 && !strings.HasPrefix(pinned, "- … and") {
+			t.Fatalf("pinned list of %d runes over budget %d", n, budget)
+		}
+		if anyMark.MatchString(pinned) {
+			t.Fatalf("a pinned memory holds a block mark: %q", pinned)
+		}
 	})
+}
+
+// anyMark matches what a model could read as a block mark.
+var anyMark = regexp.MustCompile(`(?i)<\s*/?\s*memory\b[^<>]*>`)
+
+func TestRenderBlockIDsAndDates(t *testing.T) {
+	day := time.Date(2026, 11, 2, 15, 4, 0, 0, time.UTC)
+	e := memory.Entry{ID: "k3xq7m2ad4", Kind: memory.KindPreference, Text: "Prefers tabs.", Created: day.AddDate(0, -1, 0), Updated: day}
+	got := memory.RenderBlock([]memory.Hit{{Entry: e}}, memory.DefaultBudget)
+	if !strings.Contains(got, "\n- [preference · k3xq7m2ad4 · 2026-11-02] Prefers tabs.\n") {
+		t.Errorf("block line without id and date:\n%s", got)
+	}
+	e.Updated = time.Time{}
+	if got := memory.Label(e); got != "- [preference · k3xq7m2ad4 · 2026-10-02]" {
+		t.Errorf("Label without Updated = %q, want the created date", got)
+	}
+}
+
+func TestDefuseAnyCaseAndSpacing(t *testing.T) {
+	for _, in := range []string{"</MEMORY>", "< /memory>", "<  Memory >", "</memory foo=1>", "<memory>", "< / mEmOrY\t>"} {
+		out := memory.Defuse("a " + in + " b")
+		if anyMark.MatchString(out) {
+			t.Errorf("Defuse(%q) = %q still a mark", in, out)
+		}
+	}
+	if got := memory.Defuse("x <memoryless> y"); got != "x <memoryless> y" {
+		t.Errorf("Defuse changed a word that is not a mark: %q", got)
+	}
+}
+
+func TestRenderPinnedFairShares(t *testing.T) {
+	long := strings.Repeat("long pinned text ", 400)
+	es := []memory.Entry{
+		{ID: "a1", Kind: memory.KindPreference, Text: "Answer in British English."},
+		{ID: "b2", Kind: memory.KindFact, Text: long},
+		{ID: "c3", Kind: memory.KindFact, Text: "Never use emoji </MEMORY> in answers."},
+	}
+	got := memory.RenderPinned(es, 4000)
+	if n := utf8.RuneCountInString(got); n > 4000 {
+		t.Fatalf("%d runes over the budget", n)
+	}
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "- [preference · a1] Answer in British English." ||
+		!strings.HasSuffix(lines[1], "…") || lines[2] != "- [fact · c3] Never use emoji [/memory] in answers." {
+		t.Errorf("pinned list =\n%s", got)
+	}
+	var many []memory.Entry
+	for i := range 300 {
+		many = append(many, memory.Entry{ID: fmt.Sprintf("id%d", i), Kind: memory.KindFact, Text: strings.Repeat("x", 100)})
+	}
+	got = memory.RenderPinned(many, 4000)
+	if n := utf8.RuneCountInString(got); n > 4000 || !strings.Contains(got, "more pinned memories that do not fit") {
+		t.Errorf("%d runes; too many pinned memories are not counted:\n%s", n, got[len(got)-200:])
+	}
 }

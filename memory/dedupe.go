@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"engram/memory/internal/analysis"
 )
 
 // Dedupe compares texts after normalising them: lower case, full-width ASCII
@@ -28,7 +30,7 @@ func dedupeKey(text string) string {
 		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		i += n
-		r = foldWidth(r)
+		r = analysis.FoldWidth(r)
 		if r < utf8.RuneSelf {
 			if k := asciiKey[r]; k >= 0 {
 				b = append(b, byte(k))
@@ -54,18 +56,6 @@ var asciiKey = func() (t [utf8.RuneSelf]int16) {
 	}
 	return t
 }()
-
-// foldWidth maps full-width ASCII (U+FF01–U+FF5E) and the ideographic space
-// to their half-width forms.
-func foldWidth(r rune) rune {
-	switch {
-	case r >= 0xFF01 && r <= 0xFF5E:
-		return r - 0xFEE0
-	case r == 0x3000:
-		return ' '
-	}
-	return r
-}
 
 // dedupeForm is a text's normal form, its length in runes, and a
 // signature: a 256-bit set of the hashed rune pairs of the form. If a

@@ -104,6 +104,9 @@ type Entry struct {
 	// kept in the file for a while so other writers and sync tools see the
 	// deletion, and is never shown or recalled.
 	Deleted time.Time `json:"deleted,omitzero"`
+	// Rev is the version of the entry's last change (see Rev): which
+	// device made it, and when in that device's count. Stores set it.
+	Rev Rev `json:"rev,omitzero"`
 }
 
 // Live reports whether the entry is neither deleted nor superseded, that is

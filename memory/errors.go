@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 )
 
 // Errors returned by the Store. They are wrapped with detail ("text is 512
@@ -25,15 +26,15 @@ var (
 	ErrNotFound = errors.New("memory not found")
 	// ErrExists: Add was given an ID that is already taken.
 	ErrExists = errors.New("memory ID already exists")
-	// ErrFull: the change would take the store over its cap and every
-	// other entry is pinned.
-	ErrFull = errors.New("memory store is full")
+	// ErrFull matches a *FullError.
+	ErrFull = errors.New("memory is full")
 	// ErrTooLarge: the file is (or would become) larger than MaxFileSize.
 	ErrTooLarge = errors.New("memory file is too large")
 	// ErrUnsupportedVersion: the file was written by a newer Engram. It is
 	// left untouched.
 	ErrUnsupportedVersion = errors.New("memory file has an unsupported version")
-	// ErrCorrupt matches a *CorruptError with errors.Is.
+	// ErrCorrupt matches an *UnparsableError too (the name of the state
+	// before files were left in place).
 	ErrCorrupt = errors.New("memory file was unreadable")
 	// ErrUnparsable matches an *UnparsableError with errors.Is.
 	ErrUnparsable = errors.New("memory file does not parse")
@@ -41,47 +42,61 @@ var (
 	ErrClosed = errors.New("memory store is closed")
 )
 
-// CorruptError is the error state of a store whose file did not parse. The
-// file was moved aside to SavedAs (never overwritten, never read as empty);
-// the store carries on without it. Err is the parse error.
-type CorruptError struct {
-	Path    string // the store file
-	SavedAs string // where the unreadable bytes are now
-	Err     error
+// FullError: a change would take the store over its cap and only
+// entries a person wrote (or pinned ones) are left, which are never
+// evicted. It matches ErrFull.
+type FullError struct {
+	Stored, Max int
 }
 
-// Error reads "memory.json was unreadable; saved a copy as …".
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("%s was unreadable; saved a copy as %s", filepath.Base(e.Path), e.SavedAs)
+// Error reads "memory is full: 1,000 of 1,000; review old memories".
+func (e *FullError) Error() string {
+	return fmt.Sprintf("memory is full: %s of %s; review old memories", thousands(e.Stored), thousands(e.Max))
 }
 
-// Unwrap returns the parse error.
-func (e *CorruptError) Unwrap() error { return e.Err }
+// Is makes errors.Is(err, ErrFull) true.
+func (e *FullError) Is(target error) bool { return target == ErrFull }
 
-// Is makes errors.Is(err, ErrCorrupt) true.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
-// UnparsableError is the error state of a store whose file was changed,
-// after Open, into something that does not parse: a hand edit with a
-// mistake, or a sync tool caught mid-copy. Unlike a file found corrupt at
-// Open, it is someone's work in progress: the file is left as it is, the
-// store keeps the entries it had, and changes fail with this error (they
-// would have to overwrite the file) until the file parses again; then it
-// is merged like any outside change. Err is the parse error.
+// UnparsableError is the error state of a store whose file does not
+// parse: a hand edit with a mistake, a file cut off, a sync tool caught
+// mid-copy. The file is never moved, overwritten or taken for empty: the
+// store serves the entries it had (after Open, those of the journal), and
+// changes go to the journal only (without a journal they fail with this
+// error) until the file parses again, or is repaired (Repair); then it is
+// merged like any outside change. Err is the parse error, a *PosError
+// where the place is known.
 type UnparsableError struct {
 	Path string // the store file
 	Err  error
 }
 
-// Error reads "memory.json does not parse (…); fix it: until then Engram
-// keeps the memories it had and saves no changes".
+// Error reads "memory.json line 12, column 5: …; fix it or run engramctl
+// memory repair: until then changes are kept in the journal, not the
+// file".
 func (e *UnparsableError) Error() string {
-	return fmt.Sprintf("%s does not parse (%v); fix it: until then Engram keeps the memories it had and saves no changes",
-		filepath.Base(e.Path), e.Err)
+	sep := ": "
+	var pe *PosError
+	if errors.As(e.Err, &pe) {
+		sep = " "
+	}
+	return fmt.Sprintf("%s%s%v; fix it or run engramctl memory repair: until then changes are kept aside, not written to it",
+		filepath.Base(e.Path), sep, e.Err)
 }
 
 // Unwrap returns the parse error.
 func (e *UnparsableError) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrUnparsable) true.
-func (e *UnparsableError) Is(target error) bool { return target == ErrUnparsable }
+// Is makes errors.Is(err, ErrUnparsable) and errors.Is(err, ErrCorrupt)
+// true.
+func (e *UnparsableError) Is(target error) bool {
+	return target == ErrUnparsable || target == ErrCorrupt
+}

@@ -44,28 +44,55 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// evictionVictims picks the entries to drop so that at most max entries
-// (tombstones aside) remain. Pinned entries and the protected ones (those
-// the current change is about) are never picked, so fewer than needed may
-// come back when the rest is pinned.
-func evictionVictims(recs map[string]Entry, max int, protect []string) []string {
-	n := storedCount(recs)
-	if n <= max {
+// evictLocked makes room for what a change adds: when the change takes
+// the store over its cap, as many unpinned auto entries (distilled, never
+// written by a person) as it added are evicted, kept as tombstones. A
+// change that does not grow the store evicts nothing, so a file loaded
+// over the cap stays whole. If no auto entry is left to evict the change
+// fails with a *FullError.
+func (s *Store) evictLocked(work map[string]Entry, protect []string, now time.Time) error {
+	before, after := storedCount(s.recs), storedCount(work)
+	if after <= s.max || after <= before {
 		return nil
 	}
+	need := min(after-s.max, after-before)
+	victims := evictionVictims(work, need, protect)
+	if len(victims) < need {
+		return &FullError{Stored: before, Max: s.max}
+	}
+	for _, id := range victims {
+		e := work[id]
+		e.Deleted, e.Updated = now, now
+		work[id] = e
+	}
+	return nil
+}
+
+// evictionVictims picks up to need entries to drop: only unpinned auto
+// entries that the current change is not about (protect), first victim
+// first (see evictCompare).
+func evictionVictims(recs map[string]Entry, need int, protect []string) []string {
 	var cands []Entry
 	for id, e := range recs {
-		if e.Deleted.IsZero() && !e.Pinned && !slices.Contains(protect, id) {
+		if e.Deleted.IsZero() && !e.Pinned && e.Source == SourceAuto && !slices.Contains(protect, id) {
 			cands = append(cands, e)
 		}
 	}
 	slices.SortFunc(cands, evictCompare)
-	need := min(n-max, len(cands))
+	need = min(need, len(cands))
 	ids := make([]string, need)
 	for i := range need {
 		ids[i] = cands[i].ID
 	}
 	return ids
+}
+
+// Usage returns how many entries the store holds against its cap
+// (tombstones aside), for a "memory is full" notice.
+func (s *Store) Usage() (stored, max int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return storedCount(s.recs), s.max
 }
 
 // storedCount counts the entries that are not tombstones: current entries

@@ -5,119 +5,344 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"io"
 	"strings"
 	"time"
+
+	"github.com/tailscale/hujson"
 )
 
-// fileEntry is an entry as found in a file, current or legacy: the current
-// fields, plus "ts" from the legacy {"entries":[{"kind","text","source","ts"}]}
-// shape, which may be a time string or Unix seconds/milliseconds.
+// fileEntry is an entry as found in a file, current or legacy, typed
+// leniently (see flexTime and the others): the current fields, plus "ts"
+// from the legacy {"entries":[{"kind","text","source","ts"}]} shape.
 type fileEntry struct {
-	ID           string          `json:"id"`
-	Kind         string          `json:"kind"`
-	Text         string          `json:"text"`
-	Source       string          `json:"source"`
-	Pinned       bool            `json:"pinned"`
-	Created      time.Time       `json:"created"`
-	Updated      time.Time       `json:"updated"`
-	LastUsed     time.Time       `json:"last_used"`
-	Uses         int             `json:"uses"`
-	Supersedes   string          `json:"supersedes"`
-	SupersededBy string          `json:"superseded_by"`
-	Deleted      time.Time       `json:"deleted"`
-	TS           json.RawMessage `json:"ts"`
+	ID           flexString `json:"id"`
+	Kind         flexString `json:"kind"`
+	Text         flexString `json:"text"`
+	Source       flexString `json:"source"`
+	Pinned       flexBool   `json:"pinned"`
+	Created      flexTime   `json:"created"`
+	Updated      flexTime   `json:"updated"`
+	LastUsed     flexTime   `json:"last_used"`
+	Uses         flexInt    `json:"uses"`
+	Supersedes   flexString `json:"supersedes"`
+	SupersededBy flexString `json:"superseded_by"`
+	Deleted      flexTime   `json:"deleted"`
+	Rev          flexString `json:"rev"`
+	TS           flexTime   `json:"ts"`
+}
+
+// strictEntry is fileEntry with the standard types, which encoding/json
+// reads much faster: files Engram wrote parse with it, and anything it
+// refuses goes the lenient way.
+type strictEntry struct {
+	ID           string    `json:"id"`
+	Kind         string    `json:"kind"`
+	Text         string    `json:"text"`
+	Source       string    `json:"source"`
+	Pinned       bool      `json:"pinned"`
+	Created      time.Time `json:"created"`
+	Updated      time.Time `json:"updated"`
+	LastUsed     time.Time `json:"last_used"`
+	Uses         int       `json:"uses"`
+	Supersedes   string    `json:"supersedes"`
+	SupersededBy string    `json:"superseded_by"`
+	Deleted      time.Time `json:"deleted"`
+	Rev          string    `json:"rev"`
+	TS           flexTime  `json:"ts"`
+}
+
+// strictDoc is fileDoc with strictEntry.
+type strictDoc struct {
+	Version *int              `json:"version"`
+	Seen    map[string]uint64 `json:"seen"`
+	Entries *[]strictEntry    `json:"entries"`
+}
+
+// lenient converts a strictly parsed file to the lenient types.
+func (d strictDoc) lenient() fileDoc {
+	doc := fileDoc{}
+	if d.Version != nil {
+		v := flexInt(*d.Version)
+		doc.Version = &v
+	}
+	if d.Seen != nil {
+		doc.Seen = make(map[string]flexInt, len(d.Seen))
+		for k, n := range d.Seen {
+			doc.Seen[k] = flexInt(min(n, 1<<62))
+		}
+	}
+	if d.Entries != nil {
+		es := make([]fileEntry, len(*d.Entries))
+		for i, e := range *d.Entries {
+			es[i] = fileEntry{
+				ID: flexString(e.ID), Kind: flexString(e.Kind), Text: flexString(e.Text), Source: flexString(e.Source),
+				Pinned: flexBool(e.Pinned), Created: flexTime{e.Created}, Updated: flexTime{e.Updated},
+				LastUsed: flexTime{e.LastUsed}, Uses: flexInt(e.Uses), Supersedes: flexString(e.Supersedes),
+				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Rev: flexString(e.Rev), TS: e.TS,
+			}
+		}
+		doc.Entries = &es
+	}
+	return doc
 }
 
 // fileDoc is the top level of an object-shaped file.
 type fileDoc struct {
-	Version *int         `json:"version"`
-	Entries *[]fileEntry `json:"entries"`
+	Version *flexInt           `json:"version"`
+	Seen    map[string]flexInt `json:"seen"`
+	Entries *[]fileEntry       `json:"entries"`
 }
 
-// looseDoc is the top level when some entries are bare strings.
-type looseDoc struct {
-	Version *int               `json:"version"`
-	Entries *[]json.RawMessage `json:"entries"`
+// fileContents is what a memory file holds.
+type fileContents struct {
+	entries []Entry
+	seen    Vector
+	// legacy: a shape or version other than the current one, to rewrite.
+	legacy bool
 }
 
 // errUnrecognised: valid JSON that is not a memory file.
-var errUnrecognised = errors.New(`not a memory file (want {"version": 1, "entries": [...]})`)
+var errUnrecognised = errors.New(`not a memory file (want {"version": 2, "entries": [...]})`)
+
+var bom = []byte("\uFEFF")
 
 // ParseFile parses the contents of a memory file in any shape a store
-// accepts: the current {"version": 1, "entries": [...]}, a bare JSON array
-// of strings, or the legacy {"entries": [{"kind", "text", "source", "ts"}]}.
+// accepts: the current {"version": 2, "seen": {...}, "entries": [...]},
+// version 1 (the same without versions), a bare JSON array of strings, or
+// the legacy {"entries": [{"kind", "text", "source", "ts"}]}. It reads what
+// people type by hand: // and /* */ comments and trailing commas (HuJSON),
+// times as dates or in other common forms, numbers and booleans written as
+// strings.
+//
 // Entries are cleaned up for use: a missing ID is derived from the content
 // (the same in every process), a missing or unknown kind becomes fact, a
-// missing time becomes fallback (callers pass the file's modification time),
-// entries with empty text are skipped, and of two entries with one ID the
-// later updated is kept. Empty input is an empty store; a leading byte
-// order mark is ignored. legacy reports a shape other than the current
-// one. A version above 1 is ErrUnsupportedVersion; anything else that does
-// not parse is an error.
+// missing time becomes fallback (callers pass the file's modification
+// time), entries with empty text are skipped, and of two entries with one
+// ID (a copied block) both are kept, the second under an ID derived from
+// its content. Empty input is an empty store; a leading byte order mark is
+// ignored. legacy reports a shape or version other than the current one.
+// A version above 2 is ErrUnsupportedVersion. Anything else that does not
+// parse is a *PosError saying where ("line 12, column 5: …").
 func ParseFile(data []byte, fallback time.Time) (entries []Entry, legacy bool, err error) {
-	data = trimFile(data)
-	if len(data) == 0 {
-		return nil, false, nil
+	fc, err := parseDoc(data, fallback)
+	return fc.entries, fc.legacy, err
+}
+
+// parseDoc parses a memory file (see ParseFile).
+func parseDoc(data []byte, fallback time.Time) (fileContents, error) {
+	body := bytes.TrimPrefix(data, bom)
+	shift := len(data) - len(body)
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return fileContents{}, nil
 	}
+	var doc fileDoc
 	var raw []fileEntry
-	switch data[0] {
-	case '[':
-		raw, err = parseArray(data)
-		legacy = true
+	switch trimmed[0] {
 	case '{':
-		var doc fileDoc
-		err = json.Unmarshal(data, &doc)
-		if err == nil && doc.Entries != nil {
-			raw = *doc.Entries
-		} else if err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				return nil, false, err
-			}
-			// Some entries are bare strings: decode them one by one.
-			var loose looseDoc
-			if err = json.Unmarshal(data, &loose); err != nil {
-				return nil, false, err
-			}
-			doc.Version = loose.Version
-			if loose.Entries != nil {
-				raw, err = parseElements(*loose.Entries)
-				if err != nil {
-					return nil, false, err
-				}
-				doc.Entries = &raw
+		var strict strictDoc
+		if json.Unmarshal(body, &strict) == nil {
+			doc = strict.lenient()
+		} else {
+			var err error
+			if doc, err = parseSlowly(body, shift); err != nil {
+				return fileContents{}, err
 			}
 		}
+	case '[':
+		var err error
+		if raw, err = parseSlowArray(body, shift); err != nil {
+			return fileContents{}, err
+		}
+	default:
+		line, col := lineCol(data, shift+len(body)-len(bytes.TrimLeft(body, " \t\r\n")))
+		return fileContents{}, &PosError{Line: line, Column: col, Err: errUnrecognised}
+	}
+	fc := fileContents{legacy: trimmed[0] == '['}
+	if trimmed[0] == '{' {
 		switch {
 		case doc.Version != nil && *doc.Version > fileVersion:
-			return nil, false, fmt.Errorf("%w %d (this Engram reads version %d)", ErrUnsupportedVersion, *doc.Version, fileVersion)
-		case doc.Version != nil && *doc.Version < fileVersion:
-			return nil, false, fmt.Errorf("invalid version %d", *doc.Version)
+			return fileContents{}, fmt.Errorf("%w %d (this Engram reads versions 1 and %d)", ErrUnsupportedVersion, *doc.Version, fileVersion)
+		case doc.Version != nil && *doc.Version < 1:
+			return fileContents{}, &PosError{Line: 1, Column: 1, Err: fmt.Errorf("invalid version %d", *doc.Version)}
 		case doc.Version == nil && doc.Entries == nil:
-			return nil, false, errUnrecognised
+			return fileContents{}, &PosError{Line: 1, Column: 1, Err: errUnrecognised}
 		}
-		legacy = doc.Version == nil
-	default:
-		return nil, false, errUnrecognised
+		fc.legacy = doc.Version == nil || *doc.Version < fileVersion
+		if doc.Entries != nil {
+			raw = *doc.Entries
+		}
+		for d, n := range doc.Seen {
+			if validID(d) && n > 0 {
+				if fc.seen == nil {
+					fc.seen = Vector{}
+				}
+				fc.seen[d] = uint64(n)
+			}
+		}
 	}
+	fc.entries = cleanEntries(raw, fallback)
+	return fc, nil
+}
+
+// parseSlowly reads an object-shaped file that encoding/json refused as it
+// is: with comments or trailing commas (standardised first, which keeps
+// every byte offset), entries written as bare strings, or a value of the
+// wrong type, reported with its line and column. shift is where body
+// starts in the file.
+func parseSlowly(body []byte, shift int) (fileDoc, error) {
+	std, err := standardize(body, shift)
 	if err != nil {
-		return nil, false, err
+		return fileDoc{}, err
 	}
-	return cleanEntries(raw, fallback), legacy, nil
+	var doc fileDoc
+	dec := json.NewDecoder(bytes.NewReader(std))
+	if _, err := dec.Token(); err != nil { // '{'
+		return fileDoc{}, posErr(std, shift, dec.InputOffset(), err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fileDoc{}, posErr(std, shift, dec.InputOffset(), err)
+		}
+		key, _ := tok.(string)
+		off := dec.InputOffset()
+		switch key {
+		case "entries":
+			raw, err := decodeElements(dec, std, shift)
+			if err != nil {
+				return fileDoc{}, err
+			}
+			doc.Entries = &raw
+		case "version":
+			var v flexInt
+			if err := dec.Decode(&v); err != nil {
+				return fileDoc{}, posErr(std, shift, off, fmt.Errorf("version: %w", err))
+			}
+			doc.Version = &v
+		case "seen":
+			if err := dec.Decode(&doc.Seen); err != nil {
+				return fileDoc{}, posErr(std, shift, off, fmt.Errorf("seen: %w", err))
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return fileDoc{}, posErr(std, shift, off, err)
+			}
+		}
+	}
+	return doc, nil
+}
+
+// parseSlowArray reads a file that is a bare array of entries.
+func parseSlowArray(body []byte, shift int) ([]fileEntry, error) {
+	std, err := standardize(body, shift)
+	if err != nil {
+		return nil, err
+	}
+	return decodeElements(json.NewDecoder(bytes.NewReader(std)), std, shift)
+}
+
+// standardize turns HuJSON into JSON with the same byte offsets; a syntax
+// error says where.
+func standardize(body []byte, shift int) ([]byte, error) {
+	std, err := hujson.Standardize(bytes.Clone(body))
+	if err == nil {
+		return std, nil
+	}
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "hujson: "), "\n", `\n`)
+	var line, col int
+	if n, _ := fmt.Sscanf(msg, "line %d, column %d:", &line, &col); n == 2 {
+		_, msg, _ = strings.Cut(msg, ": ")
+		if strings.Contains(msg, "unexpected EOF") {
+			msg = endsTooSoon
+		}
+		if line == 1 {
+			col += shift
+		}
+		return nil, &PosError{Line: line, Column: col, Err: errors.New(msg)}
+	}
+	return nil, posErr(body, shift, int64(len(body)), errors.New(msg))
+}
+
+// endsTooSoon explains a file that stops mid-value.
+const endsTooSoon = "the file ends too soon (cut off, or an editor was saving it)"
+
+// decodeElements reads the array at the decoder, one element at a time so
+// that an error names the element and where it starts.
+func decodeElements(dec *json.Decoder, std []byte, shift int) ([]fileEntry, error) {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		if err == nil {
+			err = errors.New(`"entries" is not a list`)
+		}
+		return nil, posErr(std, shift, dec.InputOffset(), err)
+	}
+	var out []fileEntry
+	for i := 1; dec.More(); i++ {
+		off := dec.InputOffset()
+		var el json.RawMessage
+		if err := dec.Decode(&el); err != nil {
+			return nil, posErr(std, shift, off, err)
+		}
+		fe, err := parseElement(el)
+		if err != nil {
+			return nil, posErr(std, shift, off, fmt.Errorf("entry %d: %w", i, err))
+		}
+		out = append(out, fe)
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		return nil, posErr(std, shift, dec.InputOffset(), err)
+	}
+	return out, nil
+}
+
+// posErr places err at the first value at or after off in std (past
+// white space and commas); a *json.SyntaxError carries its own offset.
+func posErr(std []byte, shift int, off int64, err error) error {
+	o := int(off)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		o = int(se.Offset) - 1
+	}
+	for o >= 0 && o < len(std) && strings.IndexByte(" \t\r\n,:", std[o]) >= 0 {
+		o++
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || se != nil && strings.Contains(se.Error(), "end of JSON input") {
+		err = errors.New(endsTooSoon)
+	}
+	line, col := lineColShift(std, shift, o)
+	return &PosError{Line: line, Column: col, Err: err}
+}
+
+// lineColShift is lineCol of an offset in the part of the file after a
+// byte order mark of shift bytes, which counts on the first line.
+func lineColShift(std []byte, shift, off int) (int, int) {
+	line, col := lineCol(std, off)
+	if line == 1 {
+		col += shift
+	}
+	return line, col
 }
 
 // ParseImport parses entries to import: anything ParseFile reads, or JSON
 // Lines where each line is an entry object or a string. Blank lines are
 // skipped. An error names the line that failed.
 func ParseImport(data []byte, fallback time.Time) ([]Entry, error) {
-	es, _, err := ParseFile(data, fallback)
+	fc, err := parseImport(data, fallback)
+	return fc.entries, err
+}
+
+// parseImport is ParseImport with the file's versions, when it is a
+// memory file.
+func parseImport(data []byte, fallback time.Time) (fileContents, error) {
+	fc, err := parseDoc(data, fallback)
 	if err == nil || errors.Is(err, ErrUnsupportedVersion) {
-		return es, err
+		return fc, err
 	}
 	trimmed := trimFile(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '"' {
-		return nil, err
+		return fileContents{}, err
 	}
 	lines := bytes.Split(trimmed, []byte{'\n'})
 	var raw []fileEntry
@@ -129,39 +354,19 @@ func ParseImport(data []byte, fallback time.Time) ([]Entry, error) {
 		fe, lerr := parseElement(line)
 		if lerr != nil {
 			if len(lines) == 1 {
-				return nil, err // one line that is neither: the file error says more
+				return fileContents{}, err // one line that is neither: the file error says more
 			}
-			return nil, fmt.Errorf("line %d: %w", n+1, lerr)
+			return fileContents{}, fmt.Errorf("line %d: %w", n+1, lerr)
 		}
 		raw = append(raw, fe)
 	}
-	return cleanEntries(raw, fallback), nil
+	return fileContents{entries: cleanEntries(raw, fallback)}, nil
 }
 
 // trimFile drops the white space around a file's contents and a leading
 // byte order mark, which some editors write at the start of UTF-8 files.
 func trimFile(data []byte) []byte {
-	return bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\uFEFF")))
-}
-
-func parseArray(data []byte) ([]fileEntry, error) {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(data, &elems); err != nil {
-		return nil, err
-	}
-	return parseElements(elems)
-}
-
-func parseElements(elems []json.RawMessage) ([]fileEntry, error) {
-	out := make([]fileEntry, 0, len(elems))
-	for i, el := range elems {
-		fe, err := parseElement(el)
-		if err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i+1, err)
-		}
-		out = append(out, fe)
-	}
-	return out, nil
+	return bytes.TrimSpace(bytes.TrimPrefix(data, bom))
 }
 
 // parseElement reads one entry: an object or a bare string (its text).
@@ -169,7 +374,9 @@ func parseElement(el []byte) (fileEntry, error) {
 	var fe fileEntry
 	switch {
 	case len(el) > 0 && el[0] == '"':
-		err := json.Unmarshal(el, &fe.Text)
+		var text string
+		err := json.Unmarshal(el, &text)
+		fe.Text = flexString(text)
 		return fe, err
 	case len(el) > 0 && el[0] == '{':
 		err := json.Unmarshal(el, &fe)
@@ -181,22 +388,23 @@ func parseElement(el []byte) (fileEntry, error) {
 // cleanEntries turns parsed entries into store entries (see ParseFile).
 func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
 	out := make([]Entry, 0, len(raw))
-	pos := make(map[string]int, len(raw))
+	pos := make(map[string]bool, len(raw))
 	for _, fe := range raw {
-		if strings.TrimSpace(fe.Text) == "" {
+		if strings.TrimSpace(string(fe.Text)) == "" && fe.Deleted.IsZero() { // a forgotten entry's tombstone has no text
 			continue
 		}
 		kind, err := CheckKind(Kind(fe.Kind))
 		if err != nil {
 			kind = KindFact
 		}
+		rev, _ := ParseRev(string(fe.Rev)) // a garbled rev is a hand edit: stamped again
 		e := Entry{
-			ID: fe.ID, Kind: kind, Text: fe.Text, Source: Source(fe.Source), Pinned: fe.Pinned,
-			Created: fe.Created, Updated: fe.Updated, LastUsed: fe.LastUsed, Uses: max(fe.Uses, 0),
-			Supersedes: fe.Supersedes, SupersededBy: fe.SupersededBy, Deleted: fe.Deleted,
+			ID: string(fe.ID), Kind: kind, Text: string(fe.Text), Source: Source(fe.Source), Pinned: bool(fe.Pinned),
+			Created: fe.Created.Time, Updated: fe.Updated.Time, LastUsed: fe.LastUsed.Time, Uses: max(int(fe.Uses), 0),
+			Supersedes: string(fe.Supersedes), SupersededBy: string(fe.SupersededBy), Deleted: fe.Deleted.Time, Rev: rev,
 		}
 		if e.Created.IsZero() {
-			e.Created = parseLegacyTime(fe.TS)
+			e.Created = fe.TS.Time
 		}
 		if e.Created.IsZero() {
 			e.Created = e.Updated
@@ -210,44 +418,18 @@ func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
 		if !validID(e.ID) {
 			e.ID = contentID(string(e.Kind), e.Text)
 		}
-		if i, dup := pos[e.ID]; dup {
-			if e.Updated.After(out[i].Updated) {
-				out[i] = e
+		if pos[e.ID] {
+			// A second entry with the ID (a block copied by hand): keep it
+			// as a new entry of its own.
+			base := e.ID
+			e.ID = contentID("duplicate", base, e.Text)
+			for i := 2; pos[e.ID]; i++ {
+				e.ID = contentID("duplicate", base, e.Text, fmt.Sprint(i))
 			}
-			continue
+			e.Rev = Rev{}
 		}
-		pos[e.ID] = len(out)
+		pos[e.ID] = true
 		out = append(out, e)
 	}
 	return out
-}
-
-// parseLegacyTime reads a legacy "ts": an RFC 3339 time, a date and time
-// without zone (UTC), a date, or Unix seconds or milliseconds. Anything
-// else is the zero time.
-func parseLegacyTime(raw json.RawMessage) time.Time {
-	if len(raw) == 0 || string(raw) == "null" {
-		return time.Time{}
-	}
-	var s string
-	if raw[0] == '"' {
-		if json.Unmarshal(raw, &s) != nil {
-			return time.Time{}
-		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
-			if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
-				return t
-			}
-		}
-	} else {
-		s = string(raw)
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f <= 0 || f > 1e15 {
-		return time.Time{}
-	}
-	if f > 1e11 { // milliseconds
-		return time.UnixMilli(int64(f)).UTC()
-	}
-	return time.Unix(int64(f), 0).UTC()
 }

@@ -1,34 +1,10 @@
 package memory
 
-// Recall, in order:
-//
-//  1. The message and the earlier user messages of the chat are tokenized
-//     like the entries (tokenize.go). Each term weighs by how it was made
-//     (a CJK unigram 0.3, a part of an identifier 0.5, others 1) and where
-//     it comes from: the message 1, the history 0.6 (0.8 when the message
-//     is vague, two content terms or fewer), decaying 0.95 per older
-//     message. The current message thus outweighs the history but a
-//     follow-up ("继续", "ok, do that") is answered from it. A CJK bigram
-//     the index does not know adds 0.5 to each of its characters instead.
-//  2. BM25 (k1 1.2, b 0.75) over chunks, from the postings; an entry counts
-//     with its best chunk.
-//  3. Pseudo-relevance feedback: the ten most telling terms of the five best
-//     chunks are added with weight up to 0.3 (RM3-like).
-//  4. Context: the entries saved in the same second as one of the 50 best,
-//     just before or after it (the turns around a matching turn, memories
-//     distilled together), receive 0.3 of its score.
-//  5. Boosts (pinned, recently used, kind), the best K with duplicate texts
-//     shown once, and, unless lifted, the cut-off: a hit must reach 0.3 of
-//     the best and either 0.15 of the query's weight or, for a specific
-//     enough match, ln(1+chunks).
-
 import (
-	"cmp"
-	"math"
-	"slices"
-	"strings"
+	"sync"
 	"time"
-	"unicode/utf8"
+
+	"engram/memory/internal/index"
 )
 
 // Defaults of an auto-recall: how many memories are injected at most and how
@@ -36,6 +12,13 @@ import (
 const (
 	DefaultTopK   = 5
 	DefaultBudget = 2400
+)
+
+// Chunking of long entries: windows of ChunkRunes runes that overlap by
+// ChunkOverlap runes, so a long entry is found by the part that matches.
+const (
+	ChunkRunes   = index.ChunkRunes
+	ChunkOverlap = index.ChunkOverlap
 )
 
 // Hit is one recalled memory: the entry, its score, the chunk that matched
@@ -59,716 +42,130 @@ type RecallOptions struct {
 	Now      time.Time // reference time for recency (default: the newest entry's time)
 }
 
-// rankParams are the knobs of the ranking. The defaults were chosen on the
-// development split of shared/eval (LoCoMo, MADial-Bench zh and en), keeping
-// to values that are flat optima rather than peaks.
-type rankParams struct {
-	k1, b float32
-	// classW weighs query terms by how they were produced (tokClass).
-	classW [6]float32
-	// backoffW: a CJK bigram unknown to the index adds this weight to each
-	// of its characters.
-	backoffW float32
-	// History: the newest earlier message weighs histW (histVague when the
-	// current message has at most vagueTerms content terms), each older one
-	// histDecay times the next; at most maxHistory messages are used.
-	histW, histVague, histDecay float32
-	vagueTerms, maxHistory      int
-	// Pseudo-relevance feedback: the best prfTerms terms of the prfDocs best
-	// chunks are added to the query, the best one weighing prfWeight.
-	prfDocs, prfTerms int
-	prfWeight         float32
-	prfMinorDF        int // an expansion term in more chunks than this is minor
-	// Context: each of the ctxTop best entries lends ctxWeight of its score
-	// to the entries saved just before and after it (same creation second).
-	ctxWeight float32
-	ctxTop    int
-	// Boosts, as fractions added to a score of 1.
-	pinBoost, useBoost, recencyBoost float32
-	halfLife                         time.Duration
-	kindBoost                        [5]float32 // by Kind.Strength
-	// Cut-off: a hit must reach minRel of the query's weight and relTop of
-	// the best hit's score.
-	minRel, relTop float32
-	// absRel: a hit scoring absRel × ln(1+chunks) passes whatever the
-	// query's weight (it matched something specific enough).
-	absRel float32
-	// Minor terms only score chunks that other terms found: of the terms in
-	// more than minorMin chunks (so small indexes are searched exhaustively),
-	// CJK unigrams (with minorUni), terms of the history (and of feedback)
-	// in more than commonDF of the chunks, and any term in more than
-	// commonAll of them.
-	minorMin            int
-	minorUni            bool
-	commonDF, commonAll float32
+// kindLabels are indexed with every entry so that asking for a kind by name,
+// in English or Chinese, finds the entries of that kind.
+var kindLabels = map[Kind]string{
+	KindPreference: "preference 偏好",
+	KindCorrection: "correction 纠正",
+	KindLesson:     "lesson 经验 教训",
+	KindFact:       "fact 事实",
 }
 
-var defaultParams = rankParams{
-	k1:           1.2,
-	b:            0.75,
-	classW:       [6]float32{tokWord: 1, tokWhole: 1, tokPart: 0.5, tokBi: 1, tokUni: 0.3, tokLone: 1},
-	backoffW:     0.5,
-	histW:        0.6,
-	histVague:    0.8,
-	histDecay:    0.95,
-	vagueTerms:   2,
-	maxHistory:   8,
-	prfDocs:      5,
-	prfTerms:     10,
-	prfWeight:    0.3,
-	prfMinorDF:   50,
-	ctxWeight:    0.3,
-	ctxTop:       50,
-	pinBoost:     0.2,
-	useBoost:     0.1,
-	recencyBoost: 0,
-	halfLife:     30 * 24 * time.Hour,
-	kindBoost:    [5]float32{4: 0.05, 3: 0.05}, // preference, correction
-	minRel:       0.15,
-	relTop:       0.3,
-	absRel:       1,
-	minorMin:     500,
-	minorUni:     true,
-	commonDF:     0.05,
-	commonAll:    0.2,
+// kindBoost is what an entry's kind adds to its score factor, by
+// Kind.Strength: preferences and corrections weigh a little more.
+var kindBoost = [5]float32{4: 0.05, 3: 0.05}
+
+// Index is the search index of live entries: the BM25 index of package
+// index over their texts, and the entries its hits stand for. Entries that
+// are not Live are removed instead of indexed. All methods are safe for
+// concurrent use; searches run in parallel with each other.
+type Index struct {
+	mu      sync.RWMutex // Put and Delete exclusive, searches shared
+	ix      *index.Index
+	entries map[string]Entry // the indexed version of each entry, by ID
+	words   *wordDict        // the words of the entries, for Complete
 }
 
-// qterm is one distinct term of a search with its weight.
-type qterm struct {
-	id  int32
-	w   float32
-	idf float32
-	// minor: a term too common to bring in chunks on its own, in a large
-	// index (see rankParams); it adds to the chunks other terms found.
-	minor   bool
-	inQuery bool
-	uni     bool
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{ix: index.New(), entries: make(map[string]Entry), words: newWordDict()}
 }
 
-// qtok is one token of the query or history, kept to explain hits.
-type qtok struct {
-	id         int32
-	src        int32 // 0 the query, 1 the newest history message, …
-	start, end int32
+// docOf is what the index sees of an entry.
+func docOf(e Entry) index.Doc {
+	return index.Doc{
+		ID:       e.ID,
+		Text:     e.Text,
+		Label:    kindLabels[e.Kind],
+		Boost:    kindBoost[e.Kind.Strength()],
+		Pinned:   e.Pinned,
+		Uses:     e.Uses,
+		LastUsed: e.LastUsed,
+		Created:  e.Created,
+		Updated:  e.Updated,
+	}
 }
 
-// searchScratch holds the per-search buffers, reused through a pool.
-type searchScratch struct {
-	tok      tokenizer
-	acc      []float32 // by doc
-	touched  []int32   // docs with acc > 0
-	best     []float32 // by slot
-	ctx      []float32 // by slot
-	ctxHit   []int32
-	bestDoc  []int32 // by slot
-	slotsHit []int32
-	termAcc  []float32 // by term, for feedback
-	qpos     []int32   // by term: its index in qterms + 1, while building
-	termsHit []int32
-	qterms   []qterm
-	qtoks    []qtok
-	cands    []cand
-	top      []cand    // the best candidates, as selectTop returns them
-	exp      []expTerm // feedback's expansion terms
-	expBest  []expTerm // the best of them, best first
-	inDoc    []uint32  // by term: the stamp of the last chunk explained that holds it
-	stamp    uint32
-	hitDocs  []int32  // the chunk of each hit
-	hitHash  []uint64 // the text hash of each hit
-	spans    []qtok   // matched pieces of the query, for explain
+// Put adds an entry or replaces the indexed version of it. Entries that are
+// not Live are removed instead.
+func (x *Index) Put(e Entry) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.putLocked(e)
 }
 
-type cand struct {
-	score float32
-	slot  int32
+func (x *Index) putLocked(e Entry) {
+	if !e.Live() {
+		x.deleteLocked(e.ID)
+		return
+	}
+	x.entries[e.ID] = e
+	x.ix.Put(docOf(e))
+	x.words.put(e.ID, e.Text)
 }
 
-// Search ranks the indexed entries for a query, with earlier user messages of
-// the same chat (oldest first) as history. It returns at most opts.K hits,
-// best first, one per entry (its best chunk), and without opts.NoCutoff only
-// those relevant enough to be worth showing.
-func (ix *Index) Search(query string, history []string, opts RecallOptions) []Hit {
+// PutAll puts many entries, as many calls of Put would, faster into an
+// empty index (a store being loaded; see index.Index.PutAll).
+func (x *Index) PutAll(es []Entry) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	docs := make([]index.Doc, 0, len(es))
+	for _, e := range es {
+		if !e.Live() { // a removal among them: one at a time, in order
+			for _, e := range es {
+				x.putLocked(e)
+			}
+			return
+		}
+		docs = append(docs, docOf(e))
+	}
+	if len(x.entries) == 0 {
+		x.entries = make(map[string]Entry, len(es))
+	}
+	for _, e := range es {
+		x.entries[e.ID] = e
+	}
+	x.ix.PutAll(docs)
+	x.words.putAll(es)
+}
+
+// Delete removes an entry. Removing an entry that is not indexed does
+// nothing.
+func (x *Index) Delete(id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.deleteLocked(id)
+}
+
+func (x *Index) deleteLocked(id string) {
+	delete(x.entries, id)
+	x.ix.Delete(id)
+	x.words.delete(id)
+}
+
+// Len is the number of entries indexed.
+func (x *Index) Len() int { return x.ix.Len() }
+
+// Search ranks the indexed entries for a query, with earlier user messages
+// of the same chat (oldest first) as history (see package index for how).
+// It returns at most opts.K hits, best first, one per entry (its best
+// chunk), and without opts.NoCutoff only those relevant enough to be worth
+// showing.
+func (x *Index) Search(query string, history []string, opts RecallOptions) []Hit {
 	k := opts.K
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	live := ix.liveChunks()
-	if live == 0 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	found := x.ix.Search(query, history, index.Options{K: k, NoCutoff: opts.NoCutoff, Now: opts.Now})
+	if found == nil {
 		return nil
 	}
-	sc, _ := ix.pool.Get().(*searchScratch)
-	if sc == nil {
-		sc = &searchScratch{}
-	}
-	defer ix.pool.Put(sc)
-	sc.grow(len(ix.docLen), len(ix.slots), len(ix.terms))
-	p := &ix.params
-
-	norm := ix.buildQuery(sc, query, history)
-	if len(sc.qterms) == 0 {
-		return nil
-	}
-	avgdl := float32(ix.totLen) / float32(live)
-	if avgdl <= 0 {
-		avgdl = 1
-	}
-	ka := p.k1 * (1 - p.b)
-	kb := p.k1 * p.b / avgdl
-	// Rarest (most telling) terms first, so that the common ones only need
-	// to score the chunks already found.
-	slices.SortStableFunc(sc.qterms, func(a, b qterm) int {
-		return cmp.Compare(b.w*b.idf, a.w*a.idf)
-	})
-	for _, q := range sc.qterms {
-		ix.accumulate(sc, q.id, q.w*q.idf*(p.k1+1), ka, kb, q.minor)
-	}
-	ix.aggregate(sc)
-	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.slotsHit) > 0 {
-		ix.feedback(sc, ka, kb)
-		ix.aggregate(sc)
-	}
-	if p.ctxWeight > 0 {
-		ix.context(sc)
-	}
-
-	// Boosts, then the best k (a few more, to drop duplicate texts).
-	ref := opts.Now
-	if ref.IsZero() {
-		ref = ix.newest
-	}
-	sc.cands = sc.cands[:0]
-	for _, s := range sc.slotsHit {
-		sc.cands = append(sc.cands, cand{sc.best[s], s})
-	}
-	rescore := func(c cand) float32 { return c.score * ix.boost(&ix.slots[c.slot].e, ref) }
-	want := k + k/2 + 4
-	ranked := ix.selectTop(sc, want, rescore, ix.maxBoost())
-	cut := float32(0)
-	if !opts.NoCutoff && len(ranked) > 0 {
-		floor := p.absRel * float32(math.Log1p(float64(live)))
-		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
-	}
-	hits := ix.distinct(sc, ranked, k, cut)
-	if len(hits) < k && len(ranked) == want && ranked[want-1].score >= cut && len(sc.cands) > want {
-		// Too many duplicates among the best: rank everything.
-		ranked = ix.selectTop(sc, len(sc.cands), rescore, ix.maxBoost())
-		hits = ix.distinct(sc, ranked, k, cut)
-	}
-	var terms []string // the Terms of all hits, one after another
-	for i := range hits {
-		start := len(terms)
-		terms, hits[i].Earlier = ix.explain(sc, terms, sc.hitDocs[i], query, history)
-		if n := len(terms); n > start {
-			hits[i].Terms = terms[start:n:n]
-		}
-	}
-	ix.reset(sc)
-	return hits
-}
-
-func (sc *searchScratch) grow(docs, slots, terms int) {
-	if len(sc.acc) < docs {
-		sc.acc = make([]float32, docs+docs/4)
-	}
-	if len(sc.best) < slots {
-		sc.best = make([]float32, slots+slots/4)
-		sc.bestDoc = make([]int32, slots+slots/4)
-		sc.ctx = make([]float32, slots+slots/4)
-	}
-	if len(sc.termAcc) < terms {
-		sc.termAcc = make([]float32, terms+terms/4)
-		sc.qpos = make([]int32, terms+terms/4)
-		sc.inDoc = make([]uint32, terms+terms/4)
-		sc.stamp = 0
-	}
-}
-
-// reset clears what the search left in the scratch buffers.
-func (ix *Index) reset(sc *searchScratch) {
-	for _, d := range sc.touched {
-		sc.acc[d] = 0
-	}
-	for _, s := range sc.slotsHit {
-		sc.best[s] = 0
-	}
-	sc.touched = sc.touched[:0]
-	sc.slotsHit = sc.slotsHit[:0]
-}
-
-// buildQuery tokenizes the query and history into weighted distinct terms
-// (sc.qterms) and returns the query's total weight, the sum of weight × idf
-// over its terms, known to the index or not.
-func (ix *Index) buildQuery(sc *searchScratch, query string, history []string) float32 {
-	p := &ix.params
-	sc.qterms = sc.qterms[:0]
-	sc.qtoks = sc.qtoks[:0]
-	n := float32(ix.liveChunks())
-	unknownIDF := float32(math.Log(1 + (float64(n)+0.5)/0.5))
-	norm := float32(0)
-	content := 0
-	var unknown termSet
-	addTerm := func(id int32, w float32, src int32, start, end int, uni bool) {
-		sc.qtoks = append(sc.qtoks, qtok{id, src, int32(start), int32(end)})
-		if i := sc.qpos[id]; i > 0 {
-			q := &sc.qterms[i-1]
-			q.w += w
-			q.inQuery = q.inQuery || src == 0
-			return
-		}
-		sc.qterms = append(sc.qterms, qterm{id: id, w: w, inQuery: src == 0, uni: uni})
-		sc.qpos[id] = int32(len(sc.qterms))
-	}
-	add := func(src int32, text string, scale float32) {
-		sc.tok.each(text, func(term []byte, class tokClass, start, end int) {
-			if src == 0 && class != tokUni && class != tokPart {
-				content++
-			}
-			w := p.classW[class] * scale
-			id, ok := ix.lookup(term, class)
-			if !ok || ix.terms[id].df == 0 {
-				if unknown.add(term) {
-					norm += w * unknownIDF
-				}
-				if class == tokBi && p.backoffW > 0 {
-					// an unknown CJK bigram: its characters are the evidence left
-					r1, n1 := utf8.DecodeRune(term)
-					r2, _ := utf8.DecodeRune(term[n1:])
-					for i, r := range [2]rune{r1, r2} {
-						if uid, ok := ix.cjk.get(uint64(r) << 32); ok && ix.terms[uid].df > 0 {
-							addTerm(uid, p.backoffW*scale, src, start+i*n1, start+i*n1+utf8.RuneLen(r), true)
-						}
-					}
-				}
-				return
-			}
-			addTerm(id, w, src, start, end, class == tokUni)
-		})
-	}
-	add(0, query, 1)
-	hw := p.histW
-	if content <= p.vagueTerms {
-		hw = p.histVague
-	}
-	for i := len(history) - 1; i >= max(0, len(history)-p.maxHistory); i-- {
-		add(int32(len(history)-i), history[i], hw)
-		hw *= p.histDecay
-	}
-	for i := range sc.qterms {
-		q := &sc.qterms[i]
-		sc.qpos[q.id] = 0
-		df := float32(ix.terms[q.id].df)
-		q.idf = float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
-		norm += q.w * q.idf
-		common := df > p.commonDF*n
-		q.minor = df > float32(p.minorMin) &&
-			(q.uni && p.minorUni || common && !q.inQuery || df > p.commonAll*n)
-	}
-	return norm
-}
-
-// termSet is a set of terms, a list while it is small (most queries) and
-// a map beyond.
-type termSet struct {
-	few  []string
-	many map[string]bool
-}
-
-// add adds a term and reports whether it was new.
-func (ts *termSet) add(term []byte) bool {
-	if ts.many == nil && len(ts.few) < 32 {
-		if slices.Contains(ts.few, string(term)) {
-			return false
-		}
-		ts.few = append(ts.few, string(term))
-		return true
-	}
-	if ts.many == nil {
-		ts.many = make(map[string]bool, 2*len(ts.few))
-		for _, t := range ts.few {
-			ts.many[t] = true
-		}
-	}
-	if ts.many[string(term)] {
-		return false
-	}
-	ts.many[string(term)] = true
-	return true
-}
-
-// accumulate adds one term's BM25 contribution, weight × tf·(k1+1) /
-// (tf + k1·(1-b+b·len/avgdl)), to every live chunk holding it.
-//
-// A minor term (see qterm) found after others only adds to the chunks those
-// found: on its own it says too little to bring in a chunk, and skipping
-// the rest keeps a search fast whatever the query. It then looks itself up
-// in those chunks when that is cheaper than walking its postings.
-func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32, minor bool) {
-	t := &ix.terms[id]
-	acc, docLen := sc.acc, ix.docLen
-	if minor && len(sc.touched) > 0 {
-		if len(sc.touched)*8 < len(t.post) {
-			for _, d := range sc.touched {
-				if tf := ix.docMeta[d].tfOf(id); tf > 0 {
-					acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
-				}
-			}
-			return
-		}
-		for _, v := range t.post {
-			d, tf := unpack(v)
-			if acc[d] != 0 && docLen[d] >= 0 {
-				acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
-			}
-		}
-		return
-	}
-	for _, v := range t.post {
-		d, tf := unpack(v)
-		l := docLen[d]
-		if l < 0 {
-			continue
-		}
-		if acc[d] == 0 {
-			sc.touched = append(sc.touched, d)
-		}
-		acc[d] += weight * tf / (tf + ka + kb*float32(l))
-	}
-}
-
-// aggregate keeps, for every entry touched, its best chunk and score.
-func (ix *Index) aggregate(sc *searchScratch) {
-	for _, s := range sc.slotsHit {
-		sc.best[s] = 0
-	}
-	sc.slotsHit = sc.slotsHit[:0]
-	for _, d := range sc.touched {
-		s := ix.docSlot[d]
-		v := sc.acc[d]
-		switch {
-		case sc.best[s] == 0:
-			sc.slotsHit = append(sc.slotsHit, s)
-			sc.best[s], sc.bestDoc[s] = v, d
-		case v > sc.best[s] || v == sc.best[s] && d < sc.bestDoc[s]:
-			sc.best[s], sc.bestDoc[s] = v, d
-		}
-	}
-}
-
-// feedback expands the query with the terms that best characterise the
-// top chunks of the first pass (pseudo-relevance feedback) and adds their
-// contribution to the accumulators.
-func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
-	p := &ix.params
-	// the prfDocs best chunks of the first pass
-	sc.cands = sc.cands[:0]
-	for _, s := range sc.slotsHit {
-		sc.cands = append(sc.cands, cand{sc.best[s], s})
-	}
-	top := ix.selectTop(sc, p.prfDocs, nil, 1)
-	n := float32(ix.liveChunks())
-	total := float32(0)
-	for _, c := range top {
-		total += c.score
-	}
-	sc.termsHit = sc.termsHit[:0]
-	for _, c := range top {
-		d := sc.bestDoc[c.slot]
-		m := &ix.docMeta[d]
-		share := c.score / total / float32(max(ix.docLen[d], 1))
-		for _, v := range m.terms {
-			t, tf := unpack(v)
-			if ix.terms[t].df < 2 {
-				continue // says nothing about any other chunk
-			}
-			if sc.termAcc[t] == 0 {
-				sc.termsHit = append(sc.termsHit, t)
-			}
-			sc.termAcc[t] += share * tf
-		}
-	}
-	for _, q := range sc.qterms {
-		sc.termAcc[q.id] = 0
-	}
-	// Weigh by idf, then take the best prfTerms, best first (among equals,
-	// the first met).
-	exp := sc.exp[:0]
-	for _, t := range sc.termsHit {
-		if v := sc.termAcc[t]; v > 0 {
-			df := float32(ix.terms[t].df)
-			idf := float32(math.Log(1 + float64((n-df+0.5)/(df+0.5))))
-			exp = append(exp, expTerm{id: t, w: v * idf, idf: idf, df: df, hash: ix.terms[t].hash})
-		}
-		sc.termAcc[t] = 0
-	}
-	sc.exp = exp
-	sc.termsHit = sc.termsHit[:0]
-	best := sc.expBest[:0]
-	for _, e := range exp {
-		k := p.prfTerms
-		if len(best) == k && (k == 0 || !e.better(best[k-1])) {
-			continue
-		}
-		i := len(best)
-		for i > 0 && e.better(best[i-1]) {
-			i--
-		}
-		best = slices.Insert(best[:min(len(best), k-1)], i, e)
-	}
-	sc.expBest = best
-	topW := float32(0)
-	for _, e := range best {
-		if topW == 0 {
-			topW = e.w
-		}
-		w := p.prfWeight * e.w / topW
-		ix.accumulate(sc, e.id, w*e.idf*(p.k1+1), ka, kb, e.df > float32(p.prfMinorDF) || e.df > float32(p.minorMin) && e.df > p.commonDF*n)
-	}
-}
-
-// expTerm is a candidate term of pseudo-relevance feedback.
-type expTerm struct {
-	id     int32
-	w, idf float32
-	df     float32
-	hash   uint64
-}
-
-// better orders expansion terms: the heavier first, then by hash.
-func (e expTerm) better(o expTerm) bool {
-	return e.w > o.w || e.w == o.w && e.hash < o.hash
-}
-
-// context lets the best entries lend part of their score to their
-// neighbours: the entries saved just before and after them in the same
-// second (the surrounding turns of a conversation, memories distilled from
-// the same exchange). An answer often sits next to the entry that matched
-// the question.
-func (ix *Index) context(sc *searchScratch) {
-	p := &ix.params
-	sc.cands = sc.cands[:0]
-	for _, s := range sc.slotsHit {
-		sc.cands = append(sc.cands, cand{sc.best[s], s})
-	}
-	top := ix.heapTop(sc, p.ctxTop, nil, 1) // in no order: each lends to its neighbours alike
-	sc.ctxHit = sc.ctxHit[:0]
-	for _, c := range top {
-		for _, near := range ix.slots[c.slot].near {
-			if near == 0 {
-				continue
-			}
-			n := near - 1
-			if sc.ctx[n] == 0 {
-				sc.ctxHit = append(sc.ctxHit, n)
-			}
-			sc.ctx[n] = max(sc.ctx[n], c.score)
-		}
-	}
-	for _, n := range sc.ctxHit {
-		if sc.best[n] == 0 {
-			sc.slotsHit = append(sc.slotsHit, n)
-			sc.bestDoc[n] = ix.slots[n].docs[0]
-		}
-		sc.best[n] += p.ctxWeight * sc.ctx[n]
-		sc.ctx[n] = 0
-	}
-	sc.ctxHit = sc.ctxHit[:0]
-}
-
-// boost is the factor an entry's score is multiplied by for being pinned,
-// used, recent and of a strong kind.
-func (ix *Index) boost(e *Entry, ref time.Time) float32 {
-	p := &ix.params
-	f := float32(1)
-	if e.Pinned {
-		f += p.pinBoost
-	}
-	if e.Uses > 0 && !e.LastUsed.IsZero() {
-		usage := float32(math.Min(1, math.Log1p(float64(e.Uses))/math.Log(11)))
-		f += p.useBoost * usage * decay(ref.Sub(e.LastUsed), p.halfLife)
-	}
-	if p.recencyBoost > 0 {
-		f += p.recencyBoost * decay(ref.Sub(entryTime(*e)), p.halfLife)
-	}
-	f += p.kindBoost[e.Kind.Strength()]
-	return f
-}
-
-// maxBoost is the largest factor boost can give.
-func (ix *Index) maxBoost() float32 {
-	p := &ix.params
-	return 1 + p.pinBoost + p.useBoost + p.recencyBoost + slices.Max(p.kindBoost[:])
-}
-
-// decay is 1 for an age of zero (or less), halving every halfLife.
-func decay(age, halfLife time.Duration) float32 {
-	if age <= 0 {
-		return 1
-	}
-	return float32(math.Exp2(-float64(age) / float64(halfLife)))
-}
-
-// better orders candidates: higher score first, then entry id.
-func (ix *Index) better(a, b cand) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return ix.slots[a.slot].e.ID < ix.slots[b.slot].e.ID
-}
-
-// selectTop returns the best k of sc.cands, best first (sc.cands is left as
-// it was). The result lives in sc.top until the next call.
-//
-// With rescore, a candidate's score is replaced by rescore(c), which must be
-// at most c.score × bound; it is computed only for the candidates that may
-// still enter the best k.
-func (ix *Index) selectTop(sc *searchScratch, k int, rescore func(cand) float32, bound float32) []cand {
-	h := ix.heapTop(sc, k, rescore, bound)
-	// Sort by taking the worst off the heap, to the end, until one is left.
-	// The order is total (entry ids are unique), so this is the order of
-	// any sort.
-	for n := len(h) - 1; n > 0; n-- {
-		h[0], h[n] = h[n], h[0]
-		ix.siftDown(h[:n])
-	}
-	return h
-}
-
-// heapTop is selectTop without the sorting: the best k as a min-heap, the
-// worst of them first.
-func (ix *Index) heapTop(sc *searchScratch, k int, rescore func(cand) float32, bound float32) []cand {
-	h := sc.top[:0] // min-heap: the worst kept candidate at h[0]
-	for _, c := range sc.cands {
-		if rescore != nil {
-			if len(h) == k && c.score*bound < h[0].score {
-				continue
-			}
-			c.score = rescore(c)
-		}
-		if len(h) < k {
-			h = append(h, c)
-			for i := len(h) - 1; i > 0; {
-				parent := (i - 1) / 2
-				if !ix.better(h[parent], h[i]) {
-					break
-				}
-				h[parent], h[i] = h[i], h[parent]
-				i = parent
-			}
-			continue
-		}
-		if !ix.better(c, h[0]) {
-			continue
-		}
-		h[0] = c
-		ix.siftDown(h)
-	}
-	sc.top = h
-	return h
-}
-
-// siftDown restores the min-heap h (the worst candidate at h[0]) after
-// h[0] was replaced.
-func (ix *Index) siftDown(h []cand) {
-	for i := 0; ; {
-		l, r, worst := 2*i+1, 2*i+2, i
-		if l < len(h) && ix.better(h[worst], h[l]) {
-			worst = l
-		}
-		if r < len(h) && ix.better(h[worst], h[r]) {
-			worst = r
-		}
-		if worst == i {
-			return
-		}
-		h[i], h[worst] = h[worst], h[i]
-		i = worst
-	}
-}
-
-// distinct turns the ranked candidates that score at least cut into at most
-// k hits, leaving out an entry whose text is the same as that of a better one
-// (the same memory saved twice is shown once).
-func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) []Hit {
-	hits := make([]Hit, 0, min(k, len(ranked)))
-	sc.hitDocs = sc.hitDocs[:0]
-	sc.hitHash = sc.hitHash[:0]
-	for _, c := range ranked {
-		if len(hits) == k || c.score < cut || c.score <= 0 {
-			break
-		}
-		e := &ix.slots[c.slot]
-		dup := false
-		for i, h := range sc.hitHash {
-			if h == e.hash && hits[i].Entry.Text == e.e.Text {
-				dup = true
-				break
-			}
-		}
-		if dup {
-			continue
-		}
-		d := sc.bestDoc[c.slot]
-		m := &ix.docMeta[d]
-		hits = append(hits, Hit{
-			Entry:  e.e,
-			Score:  float64(c.score),
-			Chunk:  int(m.chunk),
-			Offset: int(m.offset),
-		})
-		sc.hitDocs = append(sc.hitDocs, d)
-		sc.hitHash = append(sc.hitHash, e.hash)
+	hits := make([]Hit, len(found))
+	for i, h := range found {
+		hits[i] = Hit{Entry: x.entries[h.ID], Score: h.Score, Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms,
+			Earlier: h.Earlier}
 	}
 	return hits
-}
-
-// explain appends to terms the words of the query and history that a hit's
-// chunk (doc) matched, once each, merging overlapping pieces (CJK bigrams,
-// parts of an identifier) back into the words people typed. It also returns
-// those of them that only the history matched (nil when none).
-func (ix *Index) explain(sc *searchScratch, terms []string, doc int32, query string, history []string) ([]string, []string) {
-	sc.stamp++
-	if sc.stamp == 0 {
-		clear(sc.inDoc)
-		sc.stamp = 1
-	}
-	for _, v := range ix.docMeta[doc].terms {
-		sc.inDoc[v>>tfBits] = sc.stamp
-	}
-	spans := sc.spans[:0]
-	for _, t := range sc.qtoks {
-		if sc.inDoc[t.id] != sc.stamp {
-			continue
-		}
-		if n := len(spans); n > 0 && spans[n-1].src == t.src && t.start <= spans[n-1].end {
-			spans[n-1].end = max(spans[n-1].end, t.end)
-			continue
-		}
-		spans = append(spans, qtok{src: t.src, start: t.start, end: t.end})
-	}
-	sc.spans = spans
-	start := len(terms)
-	var earlier []string
-	for _, s := range spans {
-		text := query
-		if s.src > 0 {
-			text = history[len(history)-int(s.src)]
-		}
-		w := text[s.start:s.end]
-		same := func(x string) bool { return strings.EqualFold(x, w) }
-		switch {
-		case !slices.ContainsFunc(terms[start:], same):
-			terms = append(terms, w)
-			if s.src > 0 {
-				earlier = append(earlier, w)
-			}
-		case s.src == 0:
-			earlier = slices.DeleteFunc(earlier, same)
-		}
-	}
-	if len(earlier) == 0 {
-		earlier = nil
-	}
-	return terms, earlier
 }

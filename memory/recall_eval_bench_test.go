@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -97,11 +98,17 @@ func BenchmarkRecallEvalSet(b *testing.B) {
 	b.Run("query", func(b *testing.B) {
 		s := evalStore(b, mems)
 		opts := memory.RecallOptions{K: 50, NoCutoff: true}
+		lat := make([]time.Duration, 0, b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
 			q := queries[i%len(queries)]
+			t := time.Now()
 			s.Recall(q.Query, q.History, opts)
+			lat = append(lat, time.Since(t))
 		}
+		b.StopTimer()
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Microsecond), "p50-us")
 	})
 }

@@ -20,8 +20,9 @@ import (
 
 // TestStoreWriterHelper is not a test: it is the writer process of the
 // multi-process tests, run by re-executing the test binary. It adds
-// ENGRAM_TEST_WRITER_COUNT entries to the store at ENGRAM_TEST_WRITER, one
-// Add per entry, and prints "added <id>" after each Add returns.
+// ENGRAM_TEST_WRITER_COUNT entries to the store at ENGRAM_TEST_WRITER (with
+// the state directory ENGRAM_TEST_WRITER_STATE, if set), one Add per entry,
+// and prints "added <id>" after each Add returns.
 func TestStoreWriterHelper(t *testing.T) {
 	path := os.Getenv("ENGRAM_TEST_WRITER")
 	if path == "" {
@@ -29,7 +30,7 @@ func TestStoreWriterHelper(t *testing.T) {
 	}
 	prefix := os.Getenv("ENGRAM_TEST_WRITER_PREFIX")
 	n, _ := strconv.Atoi(os.Getenv("ENGRAM_TEST_WRITER_COUNT"))
-	s, err := memory.Open(path, memory.Options{MaxEntries: 1 << 20})
+	s, err := memory.Open(path, memory.Options{MaxEntries: 1 << 20, StateDir: os.Getenv("ENGRAM_TEST_WRITER_STATE")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -47,9 +48,15 @@ func TestStoreWriterHelper(t *testing.T) {
 
 // writer starts a writer process.
 func writer(t *testing.T, path, prefix string, count int) (*exec.Cmd, io.ReadCloser) {
+	return writerWithState(t, path, "", prefix, count)
+}
+
+// writerWithState starts a writer process with a state directory.
+func writerWithState(t *testing.T, path, state, prefix string, count int) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStoreWriterHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(),
+		"ENGRAM_TEST_WRITER_STATE="+state,
 		"ENGRAM_TEST_WRITER="+path,
 		"ENGRAM_TEST_WRITER_PREFIX="+prefix,
 		"ENGRAM_TEST_WRITER_COUNT="+strconv.Itoa(count))
@@ -167,4 +174,76 @@ func TestStoreCrashKill(t *testing.T) {
 		t.Errorf("a file was quarantined: %v", corrupt)
 	}
 	t.Logf("%d iterations, %d confirmed adds", iterations, len(confirmed))
+}
+
+// Four writers with memory.json.lock deleted underneath them again and
+// again (a person tidying the folder) lose nothing that was acknowledged:
+// the file holds every add, and no writer removed another's temporary file.
+func TestStoreLockFileDeletedUnderFourWriters(t *testing.T) {
+	n := 150
+	if testing.Short() {
+		n = 30
+	}
+	dir := t.TempDir()
+	path, state := filepath.Join(dir, "memory.json"), t.TempDir()
+	stop := make(chan struct{})
+	deleted := 0
+	var deleter sync.WaitGroup
+	deleter.Add(1)
+	go func() {
+		defer deleter.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				if os.Remove(path+".lock") == nil {
+					deleted++
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	ids := make([][]string, 4)
+	for w := range 4 {
+		cmd, out := writerWithState(t, path, state, fmt.Sprintf("writer %d", w), n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[w] = addedIDs(out, nil)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("writer %d: %v", w, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	deleter.Wait()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _, err := memory.ParseFile(data, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, e := range entries {
+		have[e.ID] = true
+	}
+	lost := 0
+	for w := range 4 {
+		if len(ids[w]) != n {
+			t.Errorf("writer %d acknowledged %d adds, want %d", w, len(ids[w]), n)
+		}
+		for _, id := range ids[w] {
+			if !have[id] {
+				lost++
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d acknowledged adds are not in the file", lost, 4*n)
+	}
+	t.Logf("lock file deleted %d times under %d adds", deleted, 4*n)
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -8,7 +9,7 @@ import (
 )
 
 // fileVersion is the version of the file format this package writes.
-const fileVersion = 1
+const fileVersion = 2
 
 // encodedEntry is the file text of one version of an entry.
 type encodedEntry struct {
@@ -16,13 +17,26 @@ type encodedEntry struct {
 	text  []byte
 }
 
-// joinFile appends the file made of the entries' texts (from jsonEntry) to
-// b; size is a capacity hint.
-func joinFile(b []byte, parts [][]byte, size int) []byte {
-	b = slices.Grow(b, 64+size)
+// joinFile appends the file made of the Vector and the entries' texts
+// (from jsonEntry) to b; size is a capacity hint.
+func joinFile(b []byte, seen Vector, parts [][]byte, size int) []byte {
+	b = slices.Grow(b, 64+32*len(seen)+size)
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, fileVersion, 10)
-	b = append(b, ",\n  \"entries\": ["...)
+	b = append(b, ",\n  \"seen\": {"...)
+	for i, d := range slices.Sorted(maps.Keys(seen)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = jsonString(b, d)
+		b = append(b, ": "...)
+		b = strconv.AppendUint(b, seen[d], 10)
+	}
+	if len(seen) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, "},\n  \"entries\": ["...)
 	for i, p := range parts {
 		if i > 0 {
 			b = append(b, ',')
@@ -75,6 +89,11 @@ func jsonEntry(b []byte, e Entry) []byte {
 	if !e.Deleted.IsZero() {
 		b = append(b, ","+ind+`deleted": `...)
 		b = jsonTime(b, e.Deleted)
+	}
+	if !e.Rev.IsZero() {
+		b = append(b, ","+ind+`rev": "`...)
+		b = e.Rev.appendTo(b)
+		b = append(b, '"')
 	}
 	return append(b, "\n    }"...)
 }

@@ -14,9 +14,22 @@ import (
 	"engram/memory"
 )
 
+// writeDoc writes entries to the file as a person editing it does: the
+// entries change, the rest of the file ("seen") stays.
 func writeDoc(t *testing.T, path string, entries []memory.Entry) {
 	t.Helper()
-	data, err := json.MarshalIndent(fileDoc{Version: 1, Entries: entries}, "", "  ")
+	var old fileDoc
+	if data, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(data, &old)
+	}
+	writeDocSeen(t, path, old.Seen, entries)
+}
+
+// writeDocSeen writes the entries and the Vector seen to the file (an
+// editor saving its buffer).
+func writeDocSeen(t *testing.T, path string, seen map[string]uint64, entries []memory.Entry) {
+	t.Helper()
+	data, err := json.MarshalIndent(fileDoc{Version: 2, Seen: seen, Entries: entries}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +114,8 @@ func TestStoreReloadStaleSave(t *testing.T) {
 	a := mustAdd(t, s, memory.Entry{Text: "alpha as first written"})
 	clk.Advance(time.Second)
 	b := mustAdd(t, s, memory.Entry{Text: "beta untouched"})
-	buffer := readDoc(t, path).Entries
+	stale := readDoc(t, path)
+	buffer := stale.Entries
 
 	clk.Advance(time.Minute)
 	a2, err := s.Update(a.ID, memory.Change{Text: ptrTo("alpha as the app updated it")})
@@ -111,7 +125,7 @@ func TestStoreReloadStaleSave(t *testing.T) {
 	added := mustAdd(t, s, memory.Entry{Text: "added while the editor was open"})
 
 	buffer[0].Text = "alpha as the person edited it"
-	writeDoc(t, path, buffer)
+	writeDocSeen(t, path, stale.Seen, buffer)
 	if err := s.Reload(); err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +249,10 @@ func TestStoreConcurrentUse(t *testing.T) {
 		default:
 		}
 	})
-	const n = 40
+	n := 40 // every add is an fsynced write: a second in full, a quarter with -short
+	if testing.Short() {
+		n = 10
+	}
 	var wg sync.WaitGroup
 	for w, st := range []*memory.Store{s, other} {
 		wg.Add(1)
@@ -321,7 +338,7 @@ func TestStoreRecallFollowsChanges(t *testing.T) {
 	other := openStore(t, path, opts)
 	add := func(st *memory.Store, text string) memory.Entry {
 		clk.Advance(time.Minute)
-		return mustAdd(t, st, memory.Entry{Text: text})
+		return mustAdd(t, st, memory.Entry{Text: text, Source: memory.SourceAuto})
 	}
 	recalls := func(st *memory.Store, query string) []string {
 		var ids []string

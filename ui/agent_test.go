@@ -133,7 +133,7 @@ func TestAgentInspectorAddEdit(t *testing.T) {
 	if got := liveTexts(readEntries(t, path)); len(got) != 1 || got[0] != "preference:Prefers answers in Chinese" {
 		t.Fatalf("after add the agent's memory file holds %q", got)
 	}
-	i.list.Select(0)
+	editRow(t, i, 0)
 	i.ed.text.SetText("Answer in Chinese, code comments in English")
 	test.Tap(i.ed.pinned)
 	test.Tap(i.ed.saveB)

@@ -9,8 +9,8 @@ import (
 
 // Backend is what the window needs from the agent. *agent.Agent satisfies it;
 // tests use a fake. Every method may do disk or network work, so the UI calls
-// them off the UI goroutine, except Events, Config, Chats, SearchChats and
-// RecentProjects, which only read memory.
+// them off the UI goroutine, except Events, Config, ConfigSources, Chats,
+// SearchChats and RecentProjects, which only read memory.
 type Backend interface {
 	Events() <-chan agent.Event
 	Send(ctx context.Context, chatID, text string) error
@@ -34,6 +34,11 @@ type Backend interface {
 	Config() agent.Config
 	SetConfig(c agent.Config) error
 	Models(ctx context.Context) ([]string, error)
+	// ModelsAt lists the models of an endpoint before it is saved.
+	ModelsAt(ctx context.Context, baseURL, apiKey string) ([]string, error)
+	// ConfigSources says which settings come from the environment or
+	// were detected.
+	ConfigSources() agent.ConfigSources
 	Instructions(projectDir string) InstructionsInfo
 	RecentProjects() []string
 }

@@ -43,7 +43,7 @@ func (b *badge) set(k memory.Kind) {
 		c = color.NRGBA{R: 0x77, G: 0x77, B: 0x77, A: 0xff}
 	}
 	b.bg.FillColor = c
-	b.text.Text = string(k)
+	b.text.Text = kindName(k)
 	b.bg.Refresh()
 	b.text.Refresh()
 }
@@ -60,7 +60,7 @@ func kindBadge(k memory.Kind) fyne.CanvasObject {
 type badgeLayout struct{}
 
 func (badgeLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	t := fyne.MeasureText("preference", theme.CaptionTextSize(), fyne.TextStyle{Bold: true})
+	t := fyne.MeasureText(kindName(memory.KindPreference), theme.CaptionTextSize(), fyne.TextStyle{Bold: true})
 	return fyne.NewSize(t.Width+10, t.Height+4)
 }
 

@@ -34,7 +34,8 @@ func newChatPane(u *UI) *chatPane {
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
 	p.scroll.OnScrolled = func(fyne.Position) { p.ml.place() }
 	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+N new chat · Ctrl+F search memories · Ctrl+K search chats")
+	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · " +
+		shortcutPrefix + "N new chat · " + shortcutPrefix + "F search memories · " + shortcutPrefix + "K search chats")
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")

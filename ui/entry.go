@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 )
@@ -91,4 +92,12 @@ func (e *messageEntry) AcceptsTab() bool { return false }
 func (e *messageEntry) FocusLost() {
 	e.shift = false
 	e.Entry.FocusLost()
+}
+
+// submitOnEnter makes Enter in any of entries submit the form dialog d, as
+// its default button would (Submit does nothing while a field is invalid).
+func submitOnEnter(d *dialog.FormDialog, entries ...*widget.Entry) {
+	for _, e := range entries {
+		e.OnSubmitted = func(string) { d.Submit() }
+	}
 }

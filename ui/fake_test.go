@@ -43,6 +43,11 @@ type fakeBackend struct {
 	// writeHook, when set, makes each SetAutoRecall and SetConfig: it
 	// calls apply to write, or returns an error to fail the write.
 	writeHook func(apply func() error) error
+	// endpoints are the models each endpoint lists (Models, ModelsAt);
+	// others fail. Nil: every endpoint lists test-model and other-model.
+	endpoints map[string][]string
+	modelsAt  []string // the endpoints ModelsAt was asked, in order
+	sources   agent.ConfigSources
 }
 
 func newFakeBackend(t testing.TB) *fakeBackend {
@@ -379,11 +384,47 @@ func (f *fakeBackend) SetConfig(c agent.Config) error {
 }
 
 func (f *fakeBackend) Models(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.endpoints != nil {
+		if ms, ok := f.endpoints[f.cfg.BaseURL]; ok {
+			return ms, nil
+		}
+		return nil, errors.New("connection refused")
+	}
 	return []string{"test-model", "other-model"}, nil
+}
+
+func (f *fakeBackend) ModelsAt(_ context.Context, baseURL, _ string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.modelsAt = append(f.modelsAt, baseURL)
+	if f.endpoints == nil {
+		return []string{"test-model", "other-model"}, nil
+	}
+	if ms, ok := f.endpoints[baseURL]; ok {
+		return ms, nil
+	}
+	return nil, errors.New("connection refused")
+}
+
+func (f *fakeBackend) ConfigSources() agent.ConfigSources {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sources
+}
+
+func (f *fakeBackend) askedModels() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.modelsAt)
 }
 
 func (f *fakeBackend) Instructions(dir string) InstructionsInfo {
 	var info InstructionsInfo
+	info.Global.Path = filepath.Join(f.dir, "AGENTS.md")
+	_, err := os.Stat(info.Global.Path)
+	info.Global.Found = err == nil
 	if dir != "" {
 		info.Project.Path = filepath.Join(dir, "AGENTS.md")
 		_, err := os.Stat(info.Project.Path)
@@ -443,7 +484,7 @@ func startHarness(t testing.TB, b Backend) *harness {
 	h := &harness{t: t, ready: make(chan struct{}, 1)}
 	h.w = test.NewWindow(nil)
 	h.w.Resize(fyne.NewSize(1200, 760))
-	h.u = New(h.w, b, Options{Do: h.enqueue})
+	h.u = New(h.w, b, Options{Do: h.enqueue, Fonts: FontCheck{Skip: true}})
 	h.u.Start()
 	t.Cleanup(func() {
 		h.u.cancel()

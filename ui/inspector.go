@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"sort"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -31,10 +32,19 @@ type memStore interface {
 	Remove(id string) error
 	Restore(id string) error
 	Recall(query string, history []string, opts memory.RecallOptions) []memory.Hit
+	Complete(prefix string, n int) []string
+	History(id string) []memory.Entry
+	Len() int
+	Repair() (memory.RepairReport, error)
 }
 
 // searchLimit is how many ranked memories a search shows.
 const searchLimit = 200
+
+// rowRunes is how much of a memory a row is given to show: more than the
+// widest column fits, and short enough that fitting it (Fyne shapes the
+// text to find where the ellipsis goes) stays cheap while typing.
+const rowRunes = 120
 
 // memRow is one row of the inspector: an entry and, for a search, its rank.
 type memRow struct {
@@ -44,17 +54,28 @@ type memRow struct {
 }
 
 // inspector is the memory column: Global/Project tabs, a search that ranks
-// as you type, a virtualised list, an editor, undo for deletes and the
-// store's error state.
+// as you type (completing the word being typed), filters and sort, a
+// virtualised list with multi-select, a detail view, an editor, undo for
+// deletes and pins, the store's error state and its "full" state.
 type inspector struct {
-	u       *UI
-	scope   agent.Scope
-	project string
-	stores  map[string]memStore
-	store   memStore
-	rows    []memRow
-	hits    map[string]agent.RecalledHit
-	gen     int
+	u        *UI
+	scope    agent.Scope
+	project  string
+	stores   map[string]memStore
+	store    memStore
+	rows     []memRow
+	hits     map[string]agent.RecalledHit
+	gen      int
+	cap      int // the stores' entry cap
+	filter   filter
+	sel      *selection
+	lastErr  error // of the last change made here (memory.ErrFull)
+	total    int
+	undoFn   func(st memStore) error
+	filters  *filterBar
+	detail   *memDetail
+	fullBox  *fyne.Container
+	fullText *widget.Label
 
 	global, proj *widget.Button
 	search       *shortcutEntry
@@ -62,10 +83,10 @@ type inspector struct {
 	count        *caption
 	list         *widget.List
 	banner       *widget.Label
+	repair       *widget.Button // shown while the file does not parse
 	bannerBox    *fyne.Container
 	undoLabel    *widget.Label
 	undoBox      *fyne.Container
-	undoID       string
 	undoStore    memStore
 	noProject    fyne.CanvasObject
 	empty        *caption
@@ -74,14 +95,17 @@ type inspector struct {
 	root         fyne.CanvasObject
 }
 
-func newInspector(u *UI) *inspector {
-	i := &inspector{u: u, scope: agent.ScopeGlobal, stores: map[string]memStore{}}
-	i.global = widget.NewButton("Global", func() { i.setScope(agent.ScopeGlobal) })
-	i.proj = widget.NewButton("Project", func() { i.setScope(agent.ScopeProject) })
-	tabs := container.NewGridWithColumns(2, i.global, i.proj)
+func newInspector(u *UI, maxEntries int) *inspector {
+	if maxEntries <= 0 {
+		maxEntries = memory.DefaultMaxEntries
+	}
+	i := &inspector{u: u, scope: agent.ScopeGlobal, stores: map[string]memStore{}, cap: maxEntries}
+	i.global = widget.NewButton(lang.L("Global"), func() { i.setScope(agent.ScopeGlobal) })
+	i.proj = widget.NewButton(lang.L("Project"), func() { i.setScope(agent.ScopeProject) })
+	tabs := container.New(tabsLayout{}, i.global, i.proj)
 
 	i.search = newShortcutEntry()
-	i.search.SetPlaceHolder("Search memories…")
+	i.search.SetPlaceHolder(lang.L("Search memories… ({{.Key}})", map[string]any{"Key": shortcutName(fyne.KeyF)}))
 	i.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	i.search.OnChanged = func(string) { i.reload() }
 	i.search.onShortcut = u.shortcut
@@ -92,27 +116,34 @@ func newInspector(u *UI) *inspector {
 		}
 		u.stop()
 	}
-	i.add = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), func() { i.ed.open(nil) })
+	i.add = widget.NewButtonWithIcon(lang.L("Add"), theme.ContentAddIcon(), func() { i.ed.open(nil) })
 	i.count = captionLabel("")
 	i.count.Wrapping = fyne.TextWrapOff
 
 	i.list = widget.NewList(func() int { return len(i.rows) }, i.newRow, i.updateRow)
 	i.list.OnSelected = func(id widget.ListItemID) {
-		if id < len(i.rows) {
-			e := i.rows[id].e
-			i.ed.open(&e)
+		i.list.UnselectAll()
+		if id >= len(i.rows) {
+			return
 		}
+		if i.sel.on {
+			i.toggleSelected(i.rows[id].e.ID)
+			return
+		}
+		i.detail.open(i.rows[id].e)
 	}
 
 	i.banner = widget.NewLabel("")
 	i.banner.Wrapping = fyne.TextWrapWord
 	i.banner.Importance = widget.DangerImportance
-	i.bannerBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, i.banner)
+	i.repair = widget.NewButton(lang.L("Repair"), i.repairFile)
+	i.repair.Hide()
+	i.bannerBox = container.NewBorder(nil, i.repair, widget.NewIcon(theme.WarningIcon()), nil, i.banner)
 	i.bannerBox.Hide()
 
 	i.undoLabel = widget.NewLabel("")
 	i.undoLabel.Truncation = fyne.TextTruncateEllipsis
-	undo := widget.NewButtonWithIcon("Undo", theme.ContentUndoIcon(), i.undo)
+	undo := widget.NewButtonWithIcon(lang.L("Undo"), theme.ContentUndoIcon(), i.undo)
 	closeUndo := widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
 		i.undoBox.Hide()
 		i.relayout()
@@ -121,26 +152,43 @@ func newInspector(u *UI) *inspector {
 	i.undoBox = container.NewBorder(nil, nil, nil, container.NewHBox(undo, closeUndo), i.undoLabel)
 	i.undoBox.Hide()
 
-	pin := widget.NewButtonWithIcon("Pin a project folder…", theme.FolderOpenIcon(), func() { u.bar.chooseFolder() })
+	pin := widget.NewButtonWithIcon(lang.L("Pin a project folder…"), theme.FolderOpenIcon(), func() { u.bar.chooseFolder() })
 	i.noProject = container.NewCenter(container.NewVBox(
-		widget.NewLabelWithStyle("No project pinned to this chat", fyne.TextAlignCenter, fyne.TextStyle{Bold: true}),
-		captionLabel("A project's memories are kept apart from the global ones."), container.NewCenter(pin)))
+		widget.NewLabelWithStyle(lang.L("No project pinned to this chat"), fyne.TextAlignCenter, fyne.TextStyle{Bold: true}),
+		captionLabel(lang.L("A project's memories are kept apart from the global ones.")), container.NewCenter(pin)))
 	i.noProject.Hide()
 
+	i.fullText = widget.NewLabel("")
+	i.fullText.Wrapping = fyne.TextWrapWord
+	i.fullText.Importance = widget.WarningImportance
+	review := widget.NewButton(lang.L("Review least used"), i.review)
+	i.fullBox = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), review, i.fullText)
+	i.fullBox.Hide()
+
 	i.ed = newMemEditor(i)
-	title := widget.NewLabelWithStyle("Memories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	i.sel = newSelection(i)
+	i.filters = newFilterBar(i)
+	i.detail = newMemDetail(i)
+	title := widget.NewLabelWithStyle(lang.L("Memories"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, title, i.count),
+		container.NewBorder(nil, nil, title, container.NewHBox(i.count, i.sel.toggle)),
 		tabs,
 		container.NewBorder(nil, nil, nil, i.add, i.search),
+		i.filters.root,
 		i.bannerBox,
+		i.fullBox,
+		i.sel.box,
 	)
 	bottom := container.NewVBox(i.undoBox, i.ed.root)
+	if u.review != nil {
+		bottom.Objects = append([]fyne.CanvasObject{u.review.root}, bottom.Objects...)
+	}
 	i.empty = captionLabel("")
 	i.empty.seg.Style.Alignment = fyne.TextAlignCenter
 	i.empty.Hide()
 	emptyBox := container.NewVBox(layout.NewSpacer(), i.empty, layout.NewSpacer())
-	i.body = container.NewBorder(top, bottom, nil, nil, container.NewStack(i.list, emptyBox, i.noProject))
+	i.body = container.NewBorder(top, bottom, nil, nil,
+		container.NewStack(i.list, emptyBox, i.noProject, i.detail.root))
 	i.root = container.NewPadded(i.body)
 	i.showTabs()
 	return i
@@ -152,14 +200,15 @@ func (i *inspector) newRow() fyne.CanvasObject {
 	hl := canvas.NewRectangle(color.Transparent)
 	hl.CornerRadius = 4
 	b := newBadge()
+	mark := widget.NewIcon(theme.CheckButtonIcon())
 	text := widget.NewLabel("memory text")
 	text.Truncation = fyne.TextTruncateEllipsis
 	meta := captionLabel("source · last used")
 	meta.Wrapping = fyne.TextWrapOff
 	meta.Truncation = fyne.TextTruncateEllipsis
 	pin := widget.NewLabel("📌")
-	row := container.NewBorder(nil, nil, b.root, pin, container.New(&tightVBox{}, text, meta))
-	r := &rowBox{content: container.NewStack(hl, row), hl: hl, badge: b, text: text, meta: meta, pin: pin}
+	row := container.NewBorder(nil, nil, container.NewHBox(mark, b.root), pin, container.New(&tightVBox{}, text, meta))
+	r := &rowBox{content: container.NewStack(hl, row), hl: hl, badge: b, mark: mark, text: text, meta: meta, pin: pin}
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -170,6 +219,7 @@ type rowBox struct {
 	content *fyne.Container
 	hl      *canvas.Rectangle
 	badge   *badge
+	mark    *widget.Icon // the selection mark, while selecting
 	text    *widget.Label
 	meta    *caption
 	pin     *widget.Label
@@ -185,10 +235,23 @@ func (i *inspector) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	r := o.(*rowBox)
 	row := i.rows[id]
 	r.badge.set(row.e.Kind)
-	r.text.SetText(oneLine(row.e.Text, 300))
+	if text := oneLine(row.e.Text, rowRunes); r.text.Text != text {
+		r.text.SetText(text) // fitting a text is the costly part of a row: only when it changes
+	}
+	if i.sel.on {
+		if i.sel.ids[row.e.ID] {
+			r.mark.SetResource(theme.CheckButtonCheckedIcon())
+		} else {
+			r.mark.SetResource(theme.CheckButtonIcon())
+		}
+		r.mark.Show()
+	} else {
+		r.mark.Hide()
+	}
 	meta := rowMeta(row, time.Now())
 	if h, ok := i.recalled(row.e.ID); ok {
-		meta = fmt.Sprintf("recalled for this answer · score %.2f · %s", h.Score, meta)
+		meta = lang.L("recalled for this answer · score {{.Score}} · {{.Meta}}",
+			map[string]any{"Score": fmt.Sprintf("%.2f", h.Score), "Meta": meta})
 		r.hl.FillColor = highlightColor()
 	} else {
 		r.hl.FillColor = color.Transparent
@@ -210,20 +273,17 @@ func highlightColor() color.Color {
 
 // rowMeta is a row's second line: source, pin, last use, search rank.
 func rowMeta(r memRow, now time.Time) string {
-	parts := []string{string(r.e.Source)}
-	if r.e.Source == "" {
-		parts[0] = "user"
-	}
+	parts := []string{sourceName(r.e.Source)}
 	if r.e.Pinned {
-		parts = append(parts, "pinned")
+		parts = append(parts, lang.L("pinned"))
 	}
 	if r.e.LastUsed.IsZero() {
-		parts = append(parts, "never used")
+		parts = append(parts, lang.L("never used"))
 	} else {
-		parts = append(parts, "used "+ago(r.e.LastUsed, now))
+		parts = append(parts, lang.L("used {{.When}}", map[string]any{"When": since(r.e.LastUsed, now)}))
 	}
 	if r.score > 0 {
-		s := fmt.Sprintf("score %.2f", r.score)
+		s := lang.L("score {{.Score}}", map[string]any{"Score": fmt.Sprintf("%.2f", r.score)})
 		if len(r.terms) > 0 {
 			s += " (" + strings.Join(r.terms, ", ") + ")"
 		}
@@ -265,9 +325,9 @@ func (i *inspector) showTabs() {
 	} else {
 		i.proj.Importance = widget.HighImportance
 	}
-	i.proj.SetText("Project")
+	i.proj.SetText(lang.L("Project"))
 	if i.project != "" {
-		i.proj.SetText("Project: " + baseName(i.project))
+		i.proj.SetText(lang.L("Project: {{.Name}}", map[string]any{"Name": baseName(i.project)}))
 	}
 	i.global.Refresh()
 	i.proj.Refresh()
@@ -278,6 +338,8 @@ func storeKey(s agent.Scope, dir string) string { return string(s) + "\x00" + di
 // open shows the store of the current scope, opening it if needed.
 func (i *inspector) open() {
 	i.ed.close()
+	i.detail.close()
+	i.sel.clear()
 	i.list.UnselectAll()
 	if i.scope == agent.ScopeProject && i.project == "" {
 		i.store = nil
@@ -286,6 +348,7 @@ func (i *inspector) open() {
 		i.list.Refresh()
 		i.count.SetText("")
 		i.bannerBox.Hide()
+		i.fullBox.Hide()
 		i.noProject.Show()
 		return
 	}
@@ -308,7 +371,7 @@ func (i *inspector) open() {
 				err = errors.New("no store")
 			}
 			if err != nil {
-				i.showErr(fmt.Errorf("could not open the %s memories: %w", scope, err))
+				i.showErr(fmt.Errorf("%s: %w", lang.L("Could not open the memories"), err))
 				return
 			}
 			i.stores[key] = ms
@@ -328,73 +391,143 @@ func (i *inspector) dirOf(s agent.Scope) string {
 	return ""
 }
 
-// reload lists or searches the store again, off the UI goroutine; only the
-// latest request's result is shown. The editor is left alone.
+// reload lists or searches the store again, off the UI goroutine, with
+// the filters and the sort; only the latest request's result is shown. The
+// editor is left alone.
 func (i *inspector) reload() {
 	st := i.store
 	if st == nil {
 		return
 	}
 	i.gen++
-	gen, q := i.gen, strings.TrimSpace(i.search.Text)
+	gen, typed, f := i.gen, i.search.Text, i.filter.clone()
+	q := strings.TrimSpace(typed)
 	i.u.bg(func() func() {
-		rows := queryRows(st, q)
-		total := len(st.List())
+		rows := queryRows(st, typed, f)
+		total := st.Len()
 		err := st.Err()
 		return func() {
 			if gen != i.gen {
 				return
 			}
 			i.rows = rows
+			i.total = total
 			i.list.UnselectAll()
 			i.list.Refresh()
-			if q == "" {
-				i.count.SetText(plural(total, "memory", "memories"))
-				i.empty.SetText("No memories yet. Engram keeps what matters as you chat; " +
-					"add your own with Add.")
-			} else {
-				i.count.SetText(fmt.Sprintf("%d of %d", len(rows), total))
-				i.empty.SetText("No memory matches “" + q + "”.")
+			switch {
+			case q == "" && !f.active():
+				i.count.SetText(count("{{.Count}} memory", total))
+				i.empty.SetText(lang.L("No memories yet. Engram keeps what matters as you chat; add your own with Add."))
+			case q == "":
+				i.count.SetText(lang.L("{{.Shown}} of {{.Total}}", map[string]any{"Shown": len(rows), "Total": total}))
+				i.empty.SetText(lang.L("No memory matches these filters."))
+			default:
+				i.count.SetText(lang.L("{{.Shown}} of {{.Total}}", map[string]any{"Shown": len(rows), "Total": total}))
+				i.empty.SetText(lang.L("No memory matches “{{.Query}}”.", map[string]any{"Query": q}))
 			}
 			if (len(rows) == 0) != i.empty.Visible() {
 				i.empty.Hidden = len(rows) != 0
 				i.relayout()
 			}
 			i.showErr(err)
+			i.showFull()
+			i.sel.update()
+			i.detail.refresh()
 		}
 	})
 }
 
-// queryRows lists the store (pinned first, then the most recently changed)
-// for an empty query, and ranks it with the recall engine otherwise.
-func queryRows(st memStore, q string) []memRow {
-	if q == "" {
-		es := st.List()
-		sort.SliceStable(es, func(a, b int) bool {
-			if es[a].Pinned != es[b].Pinned {
-				return es[a].Pinned
-			}
-			return es[a].Updated.After(es[b].Updated)
-		})
-		rows := make([]memRow, len(es))
-		for k, e := range es {
-			rows[k] = memRow{e: e}
-		}
-		return rows
-	}
-	hits := st.Recall(q, nil, memory.RecallOptions{K: searchLimit})
-	rows := make([]memRow, len(hits))
-	for k, h := range hits {
-		rows[k] = memRow{e: h.Entry, score: h.Score, terms: h.Terms}
-	}
-	return rows
+// storeFull reports whether a store of n live entries is at its cap: a
+// new memory then replaces the weakest unpinned one, or fails when all are
+// pinned (memory.ErrFull).
+func storeFull(n, cap int, lastErr error) bool {
+	return n >= cap || errors.Is(lastErr, memory.ErrFull)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// showFull shows or hides the "memory is full" state.
+func (i *inspector) showFull() {
+	full := i.store != nil && storeFull(i.total, i.cap, i.lastErr)
+	if full {
+		i.fullText.SetText(lang.L("Memory is full ({{.Count}} of {{.Cap}}): each new memory replaces the least used one. Review them and delete what is no longer needed.",
+			map[string]any{"Count": i.total, "Cap": i.cap}))
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	if full != i.fullBox.Visible() {
+		i.fullBox.Hidden = !full
+		i.relayout()
+	}
+}
+
+// review lists the memories least used first, with no search or filter,
+// to choose what to delete when the store is full.
+func (i *inspector) review() {
+	i.filter = filter{sort: sortLeastUsed}
+	i.filters.show()
+	if i.search.Text != "" {
+		i.search.SetText("") // reloads
+		return
+	}
+	i.reload()
+}
+
+// expandQuery completes the word being typed, the query's last when it
+// does not end in a space, with the words of the store that it starts: so
+// "rsyn" searches for rsync (and rsyncd), ranked as usual. A query that
+// ends in a space, or whose last word starts none, is searched as typed.
+func expandQuery(st memStore, q string) string {
+	if q == "" || strings.HasSuffix(q, " ") {
+		return q
+	}
+	cut := strings.LastIndexAny(q, " \t") + 1
+	last := q[cut:]
+	if !latinWord(last) {
+		return q
+	}
+	words := st.Complete(last, completions)
+	if len(words) == 0 {
+		return q
+	}
+	return q[:cut] + strings.Join(words, " ")
+}
+
+// completions is how many words the word being typed stands for at most.
+const completions = 8
+
+// latinWord reports whether s is a word the store's dictionary completes:
+// letters, digits and joiners, with no Chinese.
+func latinWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x2e80 {
+			return false
+		}
+	}
+	return true
+}
+
+// queryRows lists the store for an empty query and ranks it with the
+// recall engine otherwise (the word being typed completed), then keeps the
+// rows f lets through, in f's order.
+func queryRows(st memStore, q string, f filter) []memRow {
+	var rows []memRow
+	q = strings.TrimLeft(q, " \t")
+	if strings.TrimSpace(q) == "" {
+		q = ""
+		for _, e := range st.List() {
+			if f.keep(e) {
+				rows = append(rows, memRow{e: e})
+			}
+		}
+	} else {
+		for _, h := range st.Recall(expandQuery(st, q), nil, memory.RecallOptions{K: searchLimit}) {
+			if f.keep(h.Entry) {
+				rows = append(rows, memRow{e: h.Entry, score: h.Score, terms: h.Terms})
+			}
+		}
+	}
+	f.order(rows, q != "")
+	return rows
 }
 
 // showErr shows the store's error state (nil hides it).
@@ -408,11 +541,40 @@ func (i *inspector) showErr(err error) {
 	}
 	msg := err.Error()
 	if errors.Is(err, memory.ErrCorrupt) {
-		msg += " — the memories shown are what could be kept; fix or replace the file and it reloads."
+		msg += lang.L(" — the memories shown are what could be kept; fix or replace the file and it reloads, or Repair it.")
+		i.repair.Show()
+	} else {
+		i.repair.Hide()
 	}
 	i.banner.SetText(msg)
 	i.bannerBox.Show()
 	i.relayout()
+}
+
+// repairFile rewrites a memory.json that does not parse from what can be
+// read of it (memory.Store.Repair keeps the broken file as a backup).
+func (i *inspector) repairFile() {
+	st := i.store
+	if st == nil {
+		return
+	}
+	i.repair.Disable()
+	i.u.write(func() func() {
+		rep, err := st.Repair()
+		return func() {
+			i.repair.Enable()
+			if err != nil && !errors.Is(err, memory.ErrNothingToRepair) {
+				i.showErr(fmt.Errorf(lang.L("could not repair: %w"), err))
+				return
+			}
+			i.reload()
+			i.showErr(st.Err())
+			if err == nil {
+				i.u.pane.notice(fmt.Sprintf(lang.L("Repaired %s: %d memories read from it; the broken file is kept as %s."),
+					filepath.Base(st.Path()), rep.Read, rep.Backup))
+			}
+		}
+	})
 }
 
 // storeChanged follows a MemoryChanged event: the list reloads if it shows
@@ -451,174 +613,4 @@ func (i *inspector) recalled(id string) (agent.RecalledHit, bool) {
 // focusSearch puts the focus in the search box.
 func (i *inspector) focusSearch() {
 	i.u.w.Canvas().Focus(i.search)
-}
-
-// remove deletes entry e and offers to undo it.
-func (i *inspector) remove(e memory.Entry) {
-	st := i.store
-	if st == nil {
-		return
-	}
-	i.u.write(func() func() {
-		err := st.Remove(e.ID)
-		return func() {
-			if err != nil {
-				i.ed.fail(err)
-				return
-			}
-			i.ed.close()
-			i.undoID, i.undoStore = e.ID, st
-			i.undoLabel.SetText("Deleted “" + oneLine(e.Text, 60) + "”")
-			i.undoBox.Show()
-			i.relayout()
-			i.reload()
-		}
-	})
-}
-
-// undo restores the last deleted memory.
-func (i *inspector) undo() {
-	id, st := i.undoID, i.undoStore
-	if st == nil {
-		return
-	}
-	i.undoBox.Hide()
-	i.relayout()
-	i.undoID, i.undoStore = "", nil
-	i.u.write(func() func() {
-		err := st.Restore(id)
-		return func() {
-			if err != nil {
-				i.showErr(fmt.Errorf("could not undo the delete: %w", err))
-			}
-			i.reload()
-		}
-	})
-}
-
-// memEditor edits one memory (or a new one): text, kind, pinned.
-type memEditor struct {
-	i      *inspector
-	id     string // "" for a new memory
-	orig   memory.Entry
-	title  *widget.Label
-	text   *shortcutEntry
-	kind   *widget.Select
-	pinned *widget.Check
-	msg    *widget.Label
-	saveB  *widget.Button
-	del    *widget.Button
-	root   *fyne.Container
-}
-
-func newMemEditor(i *inspector) *memEditor {
-	ed := &memEditor{i: i}
-	ed.title = widget.NewLabelWithStyle("New memory", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	ed.text = newShortcutEntry()
-	ed.text.MultiLine = true
-	ed.text.onShortcut = i.u.shortcut
-	ed.text.Wrapping = fyne.TextWrapWord
-	ed.text.SetMinRowsVisible(3)
-	ed.text.SetPlaceHolder("What should Engram remember?")
-	kinds := make([]string, len(memory.Kinds))
-	for k, kd := range memory.Kinds {
-		kinds[k] = string(kd)
-	}
-	ed.kind = widget.NewSelect(kinds, nil)
-	ed.pinned = widget.NewCheck("Pinned", nil)
-	ed.msg = widget.NewLabel("")
-	ed.msg.Importance = widget.DangerImportance
-	ed.msg.Wrapping = fyne.TextWrapWord
-	ed.msg.Hide()
-	ed.saveB = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), ed.save)
-	ed.saveB.Importance = widget.HighImportance
-	ed.del = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), func() { i.remove(ed.orig) })
-	ed.del.Importance = widget.DangerImportance
-	cancel := widget.NewButton("Cancel", ed.close)
-	ed.root = container.NewVBox(widget.NewSeparator(), ed.title, ed.text,
-		container.NewHBox(widget.NewLabel("Kind"), ed.kind, ed.pinned), ed.msg,
-		container.NewHBox(ed.saveB, ed.del, layout.NewSpacer(), cancel))
-	ed.root.Hide()
-	return ed
-}
-
-// open edits e, or a new memory when e is nil.
-func (ed *memEditor) open(e *memory.Entry) {
-	ed.msg.Hide()
-	if e == nil {
-		ed.id, ed.orig = "", memory.Entry{}
-		ed.title.SetText("New memory")
-		ed.text.SetText("")
-		ed.kind.SetSelected(string(memory.KindFact))
-		ed.pinned.SetChecked(false)
-		ed.del.Hide()
-	} else {
-		ed.id, ed.orig = e.ID, *e
-		ed.title.SetText("Edit memory · " + string(e.Source) + " · created " + e.Created.Format("Jan 2, 2006"))
-		ed.text.SetText(e.Text)
-		ed.kind.SetSelected(string(e.Kind))
-		ed.pinned.SetChecked(e.Pinned)
-		ed.del.Show()
-	}
-	ed.root.Show()
-	ed.i.relayout()
-	ed.i.u.w.Canvas().Focus(ed.text)
-}
-
-// close hides the editor.
-func (ed *memEditor) close() {
-	if ed.root.Visible() {
-		ed.root.Hide()
-		ed.i.relayout()
-	}
-	ed.id = ""
-	ed.i.list.UnselectAll()
-}
-
-// fail shows why saving or deleting failed.
-func (ed *memEditor) fail(err error) {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, memory.ErrEmpty):
-		msg = "Write something to remember first."
-	case errors.Is(err, memory.ErrTooLong):
-		msg = "That is too long for one memory; keep it to a sentence or two."
-	}
-	ed.msg.SetText(msg)
-	ed.msg.Show()
-	ed.i.relayout()
-}
-
-// save adds or updates the memory off the UI goroutine.
-func (ed *memEditor) save() {
-	i := ed.i
-	st := i.store
-	if st == nil {
-		return
-	}
-	text := strings.TrimSpace(ed.text.Text)
-	kind := memory.Kind(ed.kind.Selected)
-	pinned := ed.pinned.Checked
-	id := ed.id
-	i.u.write(func() func() {
-		var err error
-		if id == "" {
-			_, _, err = st.Add(memory.Entry{Kind: kind, Text: text, Source: memory.SourceUser, Pinned: pinned})
-		} else {
-			_, err = st.Update(id, memory.Change{Text: &text, Kind: &kind, Pinned: &pinned})
-			if errors.Is(err, memory.ErrNotFound) { // deleted elsewhere meanwhile: keep the text
-				_, _, err = st.Add(memory.Entry{Kind: kind, Text: text, Source: memory.SourceUser, Pinned: pinned})
-			}
-		}
-		return func() {
-			if err != nil {
-				ed.fail(err)
-				return
-			}
-			if ed.id == id {
-				ed.close()
-			}
-			i.reload()
-		}
-	})
 }

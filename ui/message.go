@@ -36,6 +36,7 @@ type msgState struct {
 	Message
 	notices  []string
 	pending  bool         // the answer is still streaming
+	thinking bool         // the model is reasoning (Message.Reasoning grows)
 	open     bool         // the recall/tool disclosure is expanded
 	settings bool         // the error is one that settings fix
 	local    bool         // only the window has it (a send that failed to start, an empty answer)
@@ -54,7 +55,7 @@ func (s *session) startTurn(e agent.TurnStarted) *msgState {
 	if e.Continues != "" {
 		if i := s.index(e.Continues); i >= 0 {
 			m := s.msgs[i]
-			m.pending, m.Stopped, m.Cut, m.Err, m.settings = true, false, false, "", false
+			m.pending, m.Stopped, m.Cut, m.Interrupted, m.Err, m.settings = true, false, false, false, "", false
 			return m
 		}
 	}
@@ -129,6 +130,7 @@ type messageView struct {
 	details *fyne.Container
 	toggle  *widget.Button  // the disclosure's button, once there is one
 	opened  *fyne.Container // the open disclosure, once it was opened
+	thought *reasoningView  // the reasoning section, once there is reasoning
 	edit    *messageEntry   // the message box while the person edits the message
 	// the action buttons shown, nil when not
 	editB, regenB, contB, delB *widget.Button
@@ -153,9 +155,9 @@ var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
 func (v *messageView) chromeKey() string {
 	m := v.m
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
+	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
 		len(m.Pinned), m.open, len(m.notices), m.Stopped, m.Err, m.settings, m.Cut, m.local, m.editing,
-		v.canContinue())
+		v.canContinue(), m.Interrupted, v.thought != nil)
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}
@@ -169,7 +171,7 @@ func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
 		switch {
-		case m.pending && m.Text == "":
+		case m.pending && m.Text == "" && m.Reasoning == "":
 			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
 			v.body.Refresh()
 		case m.Text == "":
@@ -179,6 +181,12 @@ func (v *messageView) update() (bodyOnly bool) {
 			v.md.set(m.Text, !m.pending)
 		}
 		v.lastText, v.pending, v.rendered = m.Text, m.pending, true
+	}
+	if m.Reasoning != "" || m.thinking {
+		if v.thought == nil {
+			v.thought = newReasoningView(v.act.changed)
+		}
+		v.thought.set(m.Reasoning, m.thinking, m.ThinkingTime)
 	}
 	key := v.chromeKey()
 	if key == v.chrome {
@@ -203,7 +211,11 @@ func (v *messageView) update() (bodyOnly bool) {
 		parts = append(parts, head, v.body)
 	default:
 		head := widget.NewLabelWithStyle("Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head), v.body)
+		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head))
+		if v.thought != nil {
+			parts = append(parts, v.thought)
+		}
+		parts = append(parts, v.body)
 		if d := v.disclosure(); d != nil {
 			parts = append(parts, d)
 		}

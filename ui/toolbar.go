@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -22,7 +24,7 @@ import (
 type toolbar struct {
 	u         *UI
 	project   *widget.Button
-	agents    *caption
+	agents    *widget.Button
 	recall    *widget.Check
 	model     *widget.Select
 	memories  *widget.Button
@@ -33,20 +35,20 @@ type toolbar struct {
 
 func newToolbar(u *UI) *toolbar {
 	t := &toolbar{u: u}
-	t.project = widget.NewButtonWithIcon("No project", theme.FolderIcon(), t.projectMenu)
+	t.project = widget.NewButtonWithIcon(lang.L("No project"), theme.FolderIcon(), t.projectMenu)
 	t.project.Importance = widget.LowImportance
-	t.agents = newCaption("AGENTS.md –", theme.SizeNameText, false)
-	t.agents.Wrapping = fyne.TextWrapOff
-	t.recall = widget.NewCheck("Auto-recall", t.recallChanged)
+	t.agents = widget.NewButtonWithIcon("AGENTS.md –", theme.DocumentIcon(), t.openInstructions)
+	t.agents.Importance = widget.LowImportance
+	t.recall = widget.NewCheck(lang.L("Auto-recall"), t.recallChanged)
 	t.model = widget.NewSelect(nil, t.modelChanged)
-	t.model.PlaceHolder = "Choose a model"
-	t.memories = widget.NewButtonWithIcon("Memories", theme.StorageIcon(), u.toggleInspector)
+	t.model.PlaceHolder = lang.L("Choose a model")
+	t.memories = widget.NewButtonWithIcon(lang.L("Memories"), theme.StorageIcon(), u.toggleInspector)
 	t.memories.Importance = widget.HighImportance
 	settings := widget.NewButtonWithIcon("", theme.SettingsIcon(), u.openSettings)
 	settings.Importance = widget.LowImportance
 
 	left := container.NewHBox(t.project, t.agents, widget.NewSeparator(), t.recall)
-	right := container.NewHBox(widget.NewLabel("Model"), container.NewGridWrap(fyne.NewSize(220, t.model.MinSize().Height), t.model),
+	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(140, t.model.MinSize().Height), t.model),
 		t.memories, settings)
 	t.root = container.NewVBox(container.NewPadded(container.NewBorder(nil, nil, left, right)), widget.NewSeparator())
 	return t
@@ -58,9 +60,9 @@ func (t *toolbar) showChat(c ChatInfo) {
 	t.recall.SetChecked(c.AutoRecall)
 	t.showing = false
 	if c.Project == "" {
-		t.project.SetText("No project")
+		t.project.SetText(lang.L("No project"))
 	} else {
-		t.project.SetText(shortPath(c.Project, t.u.home))
+		t.project.SetText(projectLabel(c.Project, t.u.home))
 	}
 	t.loadInstructions()
 }
@@ -91,16 +93,34 @@ func (t *toolbar) loadModels() {
 			if err != nil || gen != t.modelsGen {
 				return
 			}
-			cur := u.cfg.Model
-			if cur != "" && !slices.Contains(models, cur) {
-				models = append([]string{cur}, models...)
-			}
-			t.showing = true
-			t.model.SetOptions(models)
-			t.model.SetSelected(cur)
-			t.showing = false
+			t.modelsLoaded(models)
 		}
 	})
+}
+
+// modelsLoaded offers the endpoint's models. When it does not list the
+// configured model (none chosen yet, or one of another endpoint), its
+// default model is chosen and saved, unless the model comes from the
+// environment.
+func (t *toolbar) modelsLoaded(models []string) {
+	u := t.u
+	cur := u.cfg.Model
+	if len(models) > 0 && !slices.Contains(models, cur) && u.b.ConfigSources().Model == "" {
+		c := u.cfg
+		c.Model = agent.DefaultModel(models)
+		t.showing = true
+		t.model.SetOptions(models)
+		t.showing = false
+		u.saveConfig(c)
+		return
+	}
+	if cur != "" && !slices.Contains(models, cur) {
+		models = append([]string{cur}, models...)
+	}
+	t.showing = true
+	t.model.SetOptions(models)
+	t.model.SetSelected(cur)
+	t.showing = false
 }
 
 // modelChanged saves a model picked in the toolbar.
@@ -137,7 +157,7 @@ func (t *toolbar) recallChanged(on bool) {
 					t.showChat(info)
 				}
 			}
-			u.showError("Could not change auto-recall", err)
+			u.showError(lang.L("Could not change auto-recall"), err)
 		}
 	})
 }
@@ -170,14 +190,29 @@ func (t *toolbar) setInstructions(dir string, info InstructionsInfo) {
 	}
 	switch {
 	case f.Err != nil:
-		t.agents.set("AGENTS.md unreadable", theme.ColorNameWarning)
+		t.agents.SetText(lang.L("AGENTS.md unreadable"))
+		t.agents.Importance = widget.WarningImportance
 	case f.Found && f.Truncated:
-		t.agents.set("AGENTS.md ✓ (cut: over 64 KiB)", theme.ColorNameWarning)
+		t.agents.SetText(lang.L("AGENTS.md ✓ (cut: over 64 KiB)"))
+		t.agents.Importance = widget.WarningImportance
 	case f.Found:
-		t.agents.set("AGENTS.md ✓", theme.ColorNameSuccess)
+		t.agents.SetText("AGENTS.md ✓")
+		t.agents.Importance = widget.LowImportance
 	default:
-		t.agents.set("AGENTS.md –", theme.ColorNamePlaceHolder)
+		t.agents.SetText("AGENTS.md –")
+		t.agents.Importance = widget.LowImportance
 	}
+	t.agents.Refresh()
+}
+
+// openInstructions edits the AGENTS.md the indicator shows: the project's
+// when one is pinned, else the global one.
+func (t *toolbar) openInstructions() {
+	dir := ""
+	if s := t.u.currentSession(); s != nil {
+		dir = s.info.Project
+	}
+	t.u.editInstructions(dir)
 }
 
 // projectMenu offers a folder dialog, the recent folders and Clear.
@@ -197,7 +232,7 @@ func (t *toolbar) projectItems() []*fyne.MenuItem {
 	if s == nil {
 		return nil
 	}
-	items := []*fyne.MenuItem{fyne.NewMenuItem("Choose folder…", t.chooseFolder)}
+	items := []*fyne.MenuItem{fyne.NewMenuItem(lang.L("Choose folder…"), t.chooseFolder)}
 	if len(u.recent) > 0 {
 		items = append(items, fyne.NewMenuItemSeparator())
 		for _, dir := range u.recent {
@@ -206,7 +241,7 @@ func (t *toolbar) projectItems() []*fyne.MenuItem {
 			items = append(items, item)
 		}
 	}
-	clear := fyne.NewMenuItem("Clear project", func() { u.pinProject("") })
+	clear := fyne.NewMenuItem(lang.L("Clear project"), func() { u.pinProject("") })
 	clear.Disabled = s.info.Project == ""
 	return append(items, fyne.NewMenuItemSeparator(), clear)
 }
@@ -216,14 +251,14 @@ func (t *toolbar) chooseFolder() {
 	u := t.u
 	d := dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
 		if err != nil {
-			u.showError("Could not open the folder", err)
+			u.showError(lang.L("Could not open the folder"), err)
 			return
 		}
 		if l != nil {
 			u.pinProject(l.Path())
 		}
 	}, u.w)
-	d.Resize(fyne.NewSize(760, 520))
+	d.Resize(fyne.NewSize(min(760, u.w.Canvas().Size().Width-20), 520))
 	d.Show()
 }
 
@@ -239,7 +274,7 @@ func (u *UI) pinProject(dir string) {
 		recent := u.b.RecentProjects()
 		return func() {
 			if err != nil {
-				u.showError("Could not pin the project", err)
+				u.showError(lang.L("Could not pin the project"), err)
 				return
 			}
 			u.recent = recent
@@ -279,6 +314,26 @@ func shortPath(dir, home string) string {
 		}
 	}
 	return dir
+}
+
+// The project button shows a folder in full up to maxPathRunes, else as
+// …/name with the name cut at maxNameRunes, so the toolbar stays narrow.
+const (
+	maxPathRunes = 20
+	maxNameRunes = 12
+)
+
+// projectLabel is the project button's text for folder dir.
+func projectLabel(dir, home string) string {
+	s := shortPath(dir, home)
+	if utf8.RuneCountInString(s) <= maxPathRunes {
+		return s
+	}
+	name := []rune(baseName(dir))
+	if len(name) > maxNameRunes {
+		name = append(name[:maxNameRunes-1], '…')
+	}
+	return "…" + string(filepath.Separator) + string(name)
 }
 
 // baseName is a folder's last element.

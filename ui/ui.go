@@ -29,16 +29,16 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 
 	"engram/agent"
+	"engram/assets"
 )
 
 // frame is the shortest time between two redraws of a streaming answer.
@@ -68,13 +68,24 @@ type UI struct {
 	pane *chatPane
 	bar  *toolbar
 	insp *inspector
+	// review shows memory suggestions, forget proposals and undo
+	// (suggestions.go); nil when the backend is not a Reviewer.
+	review *reviewPanel
 
 	body          *fyne.Container
 	split         *container.Split
+	left          *container.Split // the chat list beside the rest
+	frame         *narrowLayout
 	inspectorOpen bool
 	settingsOpen  bool
 	started       bool
 	held          []func() // backend work asked for before Start, which runs it
+
+	settings *settingsForm       // the open settings, or nil
+	instrEd  *instructionsEditor // the AGENTS.md editor last opened
+	fonts    FontCheck           // how to look for a CJK font
+	// fontNotice is the notice of a missing CJK font, once shown.
+	fontNotice dialog.Dialog
 }
 
 // Options tune a UI. The zero value is what the app uses.
@@ -86,6 +97,12 @@ type Options struct {
 	// Home is the home folder, which paths show as ~ ("" shows them in
 	// full).
 	Home string
+	// MemoryCap is the entry cap of the memory stores (0:
+	// memory.DefaultMaxEntries), for the inspector's "memory is full".
+	MemoryCap int
+	// Fonts says where to look for a font with Chinese characters; the
+	// zero value looks where Fyne does on this system.
+	Fonts FontCheck
 }
 
 // New builds the window's content for backend b and sets it on w. Call
@@ -96,20 +113,32 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
 	}
-	u := &UI{w: w, b: b, do: opts.Do, home: opts.Home, sessions: map[string]*session{}, inspectorOpen: true}
+	u := &UI{w: w, b: b, do: opts.Do, home: opts.Home, sessions: map[string]*session{}, inspectorOpen: true,
+		fonts: opts.Fonts}
+	if err := SetupLanguage(b.Config().Language); err != nil {
+		fyne.LogError("language", err)
+	}
+	if a := fyne.CurrentApp(); a != nil && a.Icon() == nil {
+		a.SetIcon(assets.Icon) // a plain go build has no metadata icon
+	}
+	w.SetIcon(assets.Icon)
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.writes = newWorker()
 	u.list = newChatList(u)
 	u.pane = newChatPane(u)
 	u.bar = newToolbar(u)
-	u.insp = newInspector(u)
+	if r, ok := b.(Reviewer); ok {
+		u.review = newReviewPanel(r, u.write, u.do, w)
+	}
+	u.insp = newInspector(u, opts.MemoryCap)
 
 	u.split = container.NewHSplit(u.pane.root, u.insp.root)
 	u.split.Offset = 0.62
 	u.body = container.NewStack(u.split)
-	left := container.NewHSplit(u.list.root, u.body)
-	left.Offset = 0.2
-	w.SetContent(container.NewBorder(u.bar.root, nil, nil, nil, left))
+	u.left = container.NewHSplit(u.list.root, u.body)
+	u.left.Offset = 0.2
+	u.frame = &narrowLayout{u: u}
+	w.SetContent(container.New(u.frame, container.NewBorder(u.bar.root, nil, nil, nil, u.left)))
 	u.addShortcuts()
 	return u
 }
@@ -125,6 +154,9 @@ func (u *UI) Start() {
 	u.cfg = u.b.Config()
 	u.bar.setConfig(u.cfg)
 	u.pane.focus()
+	if u.review != nil {
+		u.review.refresh()
+	}
 	u.pumpWG.Add(2)
 	go func() {
 		defer u.pumpWG.Done()
@@ -158,7 +190,7 @@ func (u *UI) Start() {
 			u.recent = recent
 			u.setChats(chats)
 			if err != nil {
-				u.showError("Could not create a chat", err)
+				u.showError(lang.L("Could not create a chat"), err)
 			}
 			if len(u.chats) > 0 {
 				u.selectChat(u.chats[0].ID)
@@ -169,6 +201,7 @@ func (u *UI) Start() {
 		}
 	})
 	u.bar.loadModels()
+	u.checkFonts()
 	held := u.held
 	u.held = nil
 	for _, f := range held {
@@ -321,6 +354,11 @@ func (u *UI) apply(ev agent.Event) {
 	case agent.InstructionsChanged:
 		u.bar.loadInstructions()
 		return
+	case agent.SuggestionsChanged, agent.MemoriesRevised:
+		if u.review != nil {
+			u.review.apply(ev)
+		}
+		return
 	case agent.Notice:
 		if e.ChatID == "" {
 			u.pane.notice(e.Text)
@@ -348,11 +386,20 @@ func (u *UI) apply(ev agent.Event) {
 		m = s.answer()
 		m.Recalled, m.Pinned = e.Hits, e.Pinned
 		if e.Skipped {
-			m.notices = append(m.notices, "Auto-recall is off for this chat.")
+			m.notices = append(m.notices, lang.L("Auto-recall is off for this chat."))
 		}
 		if cur {
 			u.insp.highlight(e.Hits)
 		}
+	case agent.ThinkingStarted:
+		m = s.answer()
+		m.thinking = true
+	case agent.ReasoningDelta:
+		m = s.answer()
+		m.Reasoning += e.Text
+	case agent.ThinkingDone:
+		m = s.answer()
+		m.thinking, m.ThinkingTime = false, e.Total
 	case agent.Delta:
 		m = s.answer()
 		m.Text += e.Text
@@ -380,11 +427,11 @@ func (u *UI) apply(ev agent.Event) {
 	case agent.TurnDone:
 		s.busy = false
 		m = s.answer()
-		m.pending, m.Cut = false, e.Cut
+		m.pending, m.thinking, m.Cut, m.Interrupted = false, false, e.Cut, e.Interrupted
 		switch {
 		case e.Err == nil:
 			// The agent saves no answer without text, error or tools.
-			m.local = m.Text == "" && len(m.Tools) == 0
+			m.local = m.Text == "" && m.Reasoning == "" && len(m.Tools) == 0
 		case errors.Is(e.Err, context.Canceled):
 			m.Stopped = true
 		default:
@@ -404,11 +451,11 @@ func (u *UI) apply(ev agent.Event) {
 func savedNotice(e agent.MemoriesSaved) []string {
 	switch {
 	case e.Err != nil:
-		return []string{"Could not save memories: " + e.Err.Error()}
-	case len(e.Entries) == 1:
-		return []string{"Remembered 1 new " + string(e.Scope) + " memory."}
-	case len(e.Entries) > 1:
-		return []string{"Remembered " + strconv.Itoa(len(e.Entries)) + " new " + string(e.Scope) + " memories."}
+		return []string{lang.L("Could not save memories: {{.Err}}", map[string]any{"Err": e.Err.Error()})}
+	case len(e.Entries) > 0 && e.Scope == agent.ScopeProject:
+		return []string{count("Remembered {{.Count}} new project memory.", len(e.Entries))}
+	case len(e.Entries) > 0:
+		return []string{count("Remembered {{.Count}} new global memory.", len(e.Entries))}
 	}
 	return nil
 }
@@ -473,7 +520,7 @@ func (u *UI) selectChat(id string) {
 func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	if err != nil {
 		u.pane.unqueue(s)
-		u.showError("Could not open the chat", err)
+		u.showError(lang.L("Could not open the chat"), err)
 		return
 	}
 	if s.loaded {
@@ -506,7 +553,7 @@ func (u *UI) newChat() {
 		c, err := u.b.NewChat()
 		return func() {
 			if err != nil {
-				u.showError("Could not create a chat", err)
+				u.showError(lang.L("Could not create a chat"), err)
 				return
 			}
 			u.sessions[c.ID] = &session{info: c, loaded: true}
@@ -553,52 +600,8 @@ func (u *UI) later(d time.Duration, f func()) {
 // toggleInspector shows or hides the memory inspector.
 func (u *UI) toggleInspector() {
 	u.inspectorOpen = !u.inspectorOpen
-	if u.inspectorOpen {
-		u.split.Leading = u.pane.root
-		u.body.Objects = []fyne.CanvasObject{u.split}
-	} else {
-		u.body.Objects = []fyne.CanvasObject{u.pane.root}
-	}
-	u.split.Refresh()
-	u.body.Refresh()
+	u.showPanels()
 	u.bar.inspectorShown(u.inspectorOpen)
-}
-
-// shortcut handles the window's shortcuts; it reports whether s was one.
-func (u *UI) shortcut(s fyne.Shortcut) bool {
-	cs, ok := s.(*desktop.CustomShortcut)
-	if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault {
-		return false
-	}
-	switch cs.KeyName {
-	case fyne.KeyN:
-		u.newChat()
-	case fyne.KeyF:
-		if !u.inspectorOpen {
-			u.toggleInspector()
-		}
-		u.insp.focusSearch()
-	case fyne.KeyK:
-		u.list.search.focus()
-	default:
-		return false
-	}
-	return true
-}
-
-// addShortcuts registers Ctrl+N, Ctrl+F, Ctrl+K and Esc on the window; the
-// entries pass the same shortcuts on while they have focus.
-func (u *UI) addShortcuts() {
-	c := u.w.Canvas()
-	for _, k := range []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK} {
-		sc := &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
-		c.AddShortcut(sc, func(s fyne.Shortcut) { u.shortcut(s) })
-	}
-	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
-		if k.Name == fyne.KeyEscape {
-			u.stop()
-		}
-	})
 }
 
 // stop cancels the current chat's turn.

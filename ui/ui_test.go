@@ -266,7 +266,7 @@ func TestInspectorAddEditDeleteUndo(t *testing.T) {
 		t.Fatalf("after add: %d rows, editor visible %v", len(i.rows), i.ed.root.Visible())
 	}
 
-	i.list.Select(0)
+	editRow(t, i, 0)
 	if !i.ed.root.Visible() || i.ed.text.Text != "Prefers answers in Chinese" {
 		t.Fatal("selecting a row does not open it in the editor")
 	}
@@ -278,7 +278,7 @@ func TestInspectorAddEditDeleteUndo(t *testing.T) {
 		t.Fatalf("after edit the file holds %q", got)
 	}
 
-	i.list.Select(0)
+	editRow(t, i, 0)
 	test.Tap(i.ed.del)
 	h.settle()
 	if got := liveTexts(readEntries(t, path)); len(got) != 0 {
@@ -341,7 +341,7 @@ func TestPinProject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# rules\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.u.bar.agents.Text(); got != "AGENTS.md –" {
+	if got := h.u.bar.agents.Text; got != "AGENTS.md –" {
 		t.Fatalf("indicator before pinning = %q", got)
 	}
 	h.u.pinProject(dir)
@@ -350,10 +350,10 @@ func TestPinProject(t *testing.T) {
 	if c.Project != dir {
 		t.Fatalf("chat project = %q, want %q", c.Project, dir)
 	}
-	if got := h.u.bar.project.Text; got != shortPath(dir, "") {
+	if got := h.u.bar.project.Text; got != projectLabel(dir, "") {
 		t.Errorf("project button says %q", got)
 	}
-	if got := h.u.bar.agents.Text(); got != "AGENTS.md ✓" {
+	if got := h.u.bar.agents.Text; got != "AGENTS.md ✓" {
 		t.Errorf("indicator after pinning = %q", got)
 	}
 	i := h.u.insp
@@ -464,7 +464,7 @@ func TestSettingsDialog(t *testing.T) {
 	h.u.openSettings()
 	h.settle()
 	test.AssertRendersToMarkup(t, "settings.xml", h.w.Canvas())
-	f := newSettingsForm(h.u.cfg)
+	f := newSettingsForm(h.u, h.u.cfg, agent.ConfigSources{})
 	f.endpoint.SetText("not a url")
 	if _, err := f.config(h.u.cfg); err == nil {
 		t.Error("an invalid endpoint was accepted")
@@ -648,7 +648,7 @@ func BenchmarkInspectorQuery(b *testing.B) {
 	for _, q := range []string{"", "deploy 9999", "部署"} {
 		b.Run("q="+q, func(b *testing.B) {
 			for b.Loop() {
-				queryRows(st, q)
+				queryRows(st, q, filter{})
 			}
 		})
 	}
@@ -659,33 +659,50 @@ func TestInstructionsChangedUpdatesIndicator(t *testing.T) {
 	dir := t.TempDir()
 	h.u.pinProject(dir)
 	h.settle()
-	if got := h.u.bar.agents.Text(); got != "AGENTS.md –" {
+	if got := h.u.bar.agents.Text; got != "AGENTS.md –" {
 		t.Fatalf("indicator without AGENTS.md = %q", got)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("be brief\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.fb.events <- agent.InstructionsChanged{Path: filepath.Join(dir, "AGENTS.md"), Found: true}
-	h.waitFor("the indicator", func() bool { return h.u.bar.agents.Text() == "AGENTS.md ✓" })
+	h.waitFor("the indicator", func() bool { return h.u.bar.agents.Text == "AGENTS.md ✓" })
 }
 
+// A memory.json that does not parse is shown in a banner that says where,
+// left byte for byte, and fixed by the banner's Repair button.
 func TestCorruptStoreShowsBanner(t *testing.T) {
+	broken := "{\"version\": 2, \"entries\": [\n  {\"id\": \"keep000001\", \"text\": \"still readable\"},\n  {not json\n"
+	var path string
 	h := newHarness(t, func(fb *fakeBackend) {
-		if err := os.WriteFile(filepath.Join(fb.dir, "memory.json"), []byte("{not json"), 0o600); err != nil {
+		path = filepath.Join(fb.dir, "memory.json")
+		if err := os.WriteFile(path, []byte(broken), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	})
 	i := h.u.insp
-	if !i.bannerBox.Visible() || !strings.Contains(i.banner.Text, "unreadable") {
-		t.Fatalf("banner shown %v: %q", i.bannerBox.Visible(), i.banner.Text)
+	if !i.bannerBox.Visible() || !strings.Contains(i.banner.Text, "memory.json line 3, column 4") || !i.repair.Visible() {
+		t.Fatalf("banner shown %v, repair %v: %q", i.bannerBox.Visible(), i.repair.Visible(), i.banner.Text)
 	}
-	// The inspector still works: a memory can be added.
+	if data, _ := os.ReadFile(path); string(data) != broken {
+		t.Fatalf("the broken file changed: %q", data)
+	}
+	test.Tap(i.repair)
+	h.waitFor("the repair", func() bool { return !i.bannerBox.Visible() })
+	if len(i.rows) != 1 || i.rows[0].e.Text != "still readable" {
+		t.Fatalf("rows after the repair: %+v", i.rows)
+	}
+	backups, _ := filepath.Glob(path + ".broken-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups of the broken file: %v", backups)
+	}
+	// The inspector works on the repaired file.
 	test.Tap(i.add)
 	test.Type(i.ed.text, "still works")
 	test.Tap(i.ed.saveB)
 	h.settle()
-	if len(i.rows) != 1 {
-		t.Fatalf("%d rows after adding to a recovered store", len(i.rows))
+	if len(i.rows) != 2 {
+		t.Fatalf("%d rows after adding to the repaired store", len(i.rows))
 	}
 }
 
@@ -904,11 +921,11 @@ func TestFirstRunOpensSettingsAndInspectorWorks(t *testing.T) {
 func TestInspectorCollapses(t *testing.T) {
 	h := newHarness(t, nil)
 	test.Tap(h.u.bar.memories)
-	if h.u.inspectorOpen || h.u.body.Objects[0] != h.u.pane.root {
+	if h.u.inspectorOpen || h.u.insp.root.Visible() || !h.u.pane.root.Visible() {
 		t.Fatal("the Memories button did not hide the inspector")
 	}
 	h.u.shortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault})
-	if !h.u.inspectorOpen || h.u.body.Objects[0] != h.u.split || h.w.Canvas().Focused() != h.u.insp.search {
+	if !h.u.inspectorOpen || !h.u.insp.root.Visible() || h.w.Canvas().Focused() != h.u.insp.search {
 		t.Fatal("Ctrl+F did not bring the inspector back with the search focused")
 	}
 }

@@ -9,6 +9,12 @@
 //
 // Replies are scripted with Push; when the script is empty the Respond
 // function answers, and without one the fake echoes the last user message.
+// A Reply can also play the ways real servers differ from the protocol or
+// fail: reasoning as reasoning_content or reasoning deltas, tool calls
+// whole in one chunk without an index, arguments as a JSON object, usage
+// in the finish chunk, a stream cut without a finish reason, an empty or
+// silent stream, a Retry-After header, an error body that is no error
+// object; and the Fake can refuse stream_options.
 package agenttest
 
 import (
@@ -45,6 +51,40 @@ type Reply struct {
 	// Finish overrides the finish reason ("stop", or "tool_calls" with
 	// tool calls), e.g. "length" for an answer cut at the token limit.
 	Finish string
+
+	// Reasoning is streamed in pieces before the text, as
+	// "reasoning_content" deltas (DeepSeek, vLLM) or, with
+	// ReasoningField "reasoning", as "reasoning" deltas (LM Studio and
+	// Ollama for gpt-oss). Inline <think> tags are just Text.
+	Reasoning      string
+	ReasoningField string
+	// PieceSize is the size of the pieces Text and Reasoning are cut in
+	// (default 4 bytes).
+	PieceSize int
+
+	// WholeToolCalls sends each tool call whole in one chunk without an
+	// index (Ollama); ArgsAsObject sends the arguments as a JSON object
+	// instead of a string (implies WholeToolCalls).
+	WholeToolCalls bool
+	ArgsAsObject   bool
+	// UsageInFinish puts the usage in the chunk with the finish reason,
+	// whether or not it was asked for, and sends no usage chunk.
+	UsageInFinish bool
+	// NoDone leaves out the final "data: [DONE]" line.
+	NoDone bool
+
+	// CutAfter > 0 closes the connection after that many chunks, with no
+	// finish reason and no [DONE] (a server or proxy that died).
+	CutAfter int
+	// Empty sends the headers and closes the connection.
+	Empty bool
+	// Silent sends the headers and then nothing until the client leaves.
+	Silent bool
+
+	// RetryAfter is the Retry-After header of an error reply; Body, if
+	// set, is sent as the error body instead of an error object.
+	RetryAfter string
+	Body       string
 }
 
 // ToolCall is a tool call in a scripted reply.
@@ -63,14 +103,15 @@ type Usage struct {
 
 // Request is a chat completion request as the fake received it.
 type Request struct {
-	Model        string
-	Messages     []Message
-	Tools        []string // the names of the tools offered
-	Stream       bool
-	IncludeUsage bool
-	Auth         string // the Authorization header
-	Body         []byte
-	Received     time.Time
+	Model         string
+	Messages      []Message
+	Tools         []string // the names of the tools offered
+	Stream        bool
+	StreamOptions bool // the request had stream_options
+	IncludeUsage  bool
+	Auth          string // the Authorization header
+	Body          []byte
+	Received      time.Time
 }
 
 // Message is one message of a received request.
@@ -79,6 +120,8 @@ type Message struct {
 	Content    string         `json:"content"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
+	// ReasoningContent is the reasoning an assistant message carried back.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 // System is the request's system prompt (all system messages joined).
@@ -123,6 +166,9 @@ type Fake struct {
 	// OnRequest, if set, is called as each chat request arrives, before
 	// it is answered.
 	OnRequest func(Request)
+	// RejectStreamOptions answers requests that carry stream_options with
+	// 400, as some servers do.
+	RejectStreamOptions bool
 
 	mu       sync.Mutex
 	script   []Reply
@@ -245,7 +291,8 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := Request{Model: in.Model, Messages: in.Messages, Stream: in.Stream, Auth: r.Header.Get("Authorization"),
-		Body: body, Received: time.Now(), IncludeUsage: in.Options != nil && in.Options.IncludeUsage}
+		Body: body, Received: time.Now(), StreamOptions: in.Options != nil,
+		IncludeUsage: in.Options != nil && in.Options.IncludeUsage}
 	for _, t := range in.Tools {
 		req.Tools = append(req.Tools, t.Function.Name)
 	}
@@ -254,6 +301,12 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
+	if f.RejectStreamOptions && req.StreamOptions {
+		f.mu.Unlock()
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
+			"Unrecognized request argument supplied: stream_options")
+		return
+	}
 	var reply Reply
 	scripted := len(f.script) > 0
 	if scripted {
@@ -269,6 +322,15 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if reply.Status > 0 {
+		if reply.RetryAfter != "" {
+			w.Header().Set("Retry-After", reply.RetryAfter)
+		}
+		if reply.Body != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(reply.Status)
+			_, _ = io.WriteString(w, reply.Body)
+			return
+		}
 		writeError(w, reply.Status, reply.ErrorType, reply.ErrorCode, reply.Message)
 		return
 	}
@@ -317,9 +379,11 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role      string         `json:"role,omitempty"`
-	Content   *string        `json:"content,omitempty"`
-	ToolCalls []WireToolCall `json:"tool_calls,omitempty"`
+	Role             string            `json:"role,omitempty"`
+	Content          *string           `json:"content,omitempty"`
+	ReasoningContent string            `json:"reasoning_content,omitempty"`
+	Reasoning        string            `json:"reasoning,omitempty"`
+	ToolCalls        []json.RawMessage `json:"tool_calls,omitempty"`
 }
 
 func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply Reply) {
@@ -327,8 +391,23 @@ func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply 
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	switch {
+	case reply.Empty:
+		return
+	case reply.Silent:
+		<-ctx.Done()
+		return
+	}
 	base := chunk{ID: "chatcmpl-fake", Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: req.Model}
+	sent := 0
 	send := func(c chunk) bool {
+		if reply.CutAfter > 0 && sent == reply.CutAfter {
+			return false
+		}
+		sent++
 		b, _ := json.Marshal(c)
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 			return false
@@ -347,9 +426,22 @@ func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply 
 	if !send(withDelta(delta{Role: "assistant", Content: &empty}, nil)) {
 		return
 	}
+	size := reply.PieceSize
+	if size <= 0 {
+		size = 4
+	}
+	for _, p := range split(reply.Reasoning, size) {
+		d := delta{ReasoningContent: p}
+		if reply.ReasoningField == "reasoning" {
+			d = delta{Reasoning: p}
+		}
+		if !send(withDelta(d, nil)) {
+			return
+		}
+	}
 	pieces := reply.Pieces
-	if len(pieces) == 0 && reply.Text != "" {
-		pieces = split(reply.Text, 4)
+	if len(pieces) == 0 {
+		pieces = split(reply.Text, size)
 	}
 	for i, p := range pieces {
 		p := p
@@ -364,28 +456,9 @@ func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply 
 			}
 		}
 	}
-	// Tool calls: every call's first delta (index, id, name), then the
-	// arguments in three pieces per call, interleaved across calls.
-	for i, tc := range reply.ToolCalls {
-		var d WireToolCall
-		d.Index, d.ID, d.Type = intp(i), tc.ID, "function"
-		d.Function.Name = tc.Name
-		if !send(withDelta(delta{ToolCalls: []WireToolCall{d}}, nil)) {
+	for _, d := range toolDeltas(reply) {
+		if !send(withDelta(delta{ToolCalls: []json.RawMessage{d}}, nil)) {
 			return
-		}
-	}
-	for piece := 0; piece < 3; piece++ {
-		for i, tc := range reply.ToolCalls {
-			parts := split(tc.Args, (len(tc.Args)+2)/3)
-			if piece >= len(parts) {
-				continue
-			}
-			var d WireToolCall
-			d.Index = intp(i)
-			d.Function.Arguments = parts[piece]
-			if !send(withDelta(delta{ToolCalls: []WireToolCall{d}}, nil)) {
-				return
-			}
 		}
 	}
 	finish := "stop"
@@ -395,15 +468,19 @@ func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply 
 	case len(reply.ToolCalls) > 0:
 		finish = "tool_calls"
 	}
-	if !send(withDelta(delta{}, &finish)) {
+	u := reply.Usage
+	if u == nil {
+		u = &Usage{PromptTokens: len(req.Body) / 4, CompletionTokens: (len(reply.Text) + 3) / 4}
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	last := withDelta(delta{}, &finish)
+	if reply.UsageInFinish {
+		last.Usage = u
+	}
+	if !send(last) {
 		return
 	}
-	if req.IncludeUsage {
-		u := reply.Usage
-		if u == nil {
-			u = &Usage{PromptTokens: len(req.Body) / 4, CompletionTokens: (len(reply.Text) + 3) / 4}
-		}
-		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	if req.IncludeUsage && !reply.UsageInFinish {
 		c := base
 		c.Choices = []chunkChoice{}
 		c.Usage = u
@@ -411,10 +488,56 @@ func streamReply(ctx context.Context, w http.ResponseWriter, req Request, reply 
 			return
 		}
 	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
+	if !reply.NoDone {
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		if flusher != nil {
+			flusher.Flush()
+		}
 	}
+}
+
+// toolDeltas are the tool-call deltas of a reply. As the protocol has it:
+// every call's first delta (index, id, name), then the arguments in three
+// pieces per call, interleaved across calls. With WholeToolCalls or
+// ArgsAsObject: one delta per call, without an index.
+func toolDeltas(reply Reply) []json.RawMessage {
+	var out []json.RawMessage
+	add := func(v any) {
+		b, _ := json.Marshal(v)
+		out = append(out, b)
+	}
+	type function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments any    `json:"arguments"`
+	}
+	type call struct {
+		Index    *int     `json:"index,omitempty"`
+		ID       string   `json:"id,omitempty"`
+		Type     string   `json:"type,omitempty"`
+		Function function `json:"function"`
+	}
+	if reply.WholeToolCalls || reply.ArgsAsObject {
+		for _, tc := range reply.ToolCalls {
+			var args any = tc.Args
+			if reply.ArgsAsObject {
+				args = json.RawMessage(tc.Args)
+			}
+			add(call{ID: tc.ID, Type: "function", Function: function{Name: tc.Name, Arguments: args}})
+		}
+		return out
+	}
+	for i, tc := range reply.ToolCalls {
+		add(call{Index: intp(i), ID: tc.ID, Type: "function", Function: function{Name: tc.Name, Arguments: ""}})
+	}
+	for piece := 0; piece < 3; piece++ {
+		for i, tc := range reply.ToolCalls {
+			parts := split(tc.Args, (len(tc.Args)+2)/3)
+			if piece < len(parts) {
+				add(call{Index: intp(i), Function: function{Arguments: parts[piece]}})
+			}
+		}
+	}
+	return out
 }
 
 // split cuts s into pieces of n bytes, not splitting characters.

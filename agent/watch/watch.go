@@ -118,6 +118,18 @@ type target struct {
 	subs  map[string][]*Subscription
 }
 
+// matching returns the subscribed name whose SubscribeAlso accepts base.
+func (t *target) matching(base string) (string, bool) {
+	for name, subs := range t.subs {
+		for _, s := range subs {
+			if s.match != nil && !s.cancelled && s.match(base) {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+
 type fileKey struct{ dir, name string }
 
 // burst is a run of changes to one file waiting for its quiet time.
@@ -131,7 +143,8 @@ type Subscription struct {
 	w         *Watcher
 	dir, name string
 	fn        func(Event)
-	cancelled bool // guarded by w.mu
+	match     func(name string) bool // other names reported as name (SubscribeAlso)
+	cancelled bool                   // guarded by w.mu
 }
 
 // New starts a Watcher. Close it to stop its goroutine and release the
@@ -193,6 +206,20 @@ func (w *Watcher) Subscribe(dir, name string, fn func(Event)) (*Subscription, er
 	}
 	s := &Subscription{w: w, dir: abs, name: name, fn: fn}
 	t.subs[name] = append(t.subs[name], s)
+	return s, nil
+}
+
+// SubscribeAlso is Subscribe, with fn also called, as for name, after a
+// file of dir changes whose name match accepts (and that nobody subscribed
+// to by name): the conflict copies a sync tool writes beside a file.
+func (w *Watcher) SubscribeAlso(dir, name string, match func(name string) bool, fn func(Event)) (*Subscription, error) {
+	s, err := w.Subscribe(dir, name, fn)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	s.match = match
+	w.mu.Unlock()
 	return s, nil
 }
 
@@ -294,8 +321,12 @@ func (w *Watcher) loop() {
 func (w *Watcher) handleLocked(ev fsnotify.Event, now time.Time) {
 	name := filepath.Clean(ev.Name)
 	dir, base := filepath.Dir(name), filepath.Base(name)
-	if t := w.targets[dir]; t != nil && t.armed == dir && len(t.subs[base]) > 0 {
-		w.scheduleLocked(fileKey{dir, base}, ev.Op, now)
+	if t := w.targets[dir]; t != nil && t.armed == dir {
+		if len(t.subs[base]) > 0 {
+			w.scheduleLocked(fileKey{dir, base}, ev.Op, now)
+		} else if name, ok := t.matching(base); ok {
+			w.scheduleLocked(fileKey{dir, name}, ev.Op, now)
+		}
 	}
 	// A watched directory went away (deleted or moved): inotify has dropped
 	// its watch, or it follows the directory to its new name. Watch again

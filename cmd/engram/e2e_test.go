@@ -1,8 +1,9 @@
 //go:build e2e
 
-// The end-to-end test runs the real build/engram under Xvfb against the fake
-// OpenAI-compatible endpoint, types with xdotool, and saves screenshots in
-// build/e2e/. Run it with `make e2e` (it needs xvfb, xdotool and imagemagick).
+// The end-to-end tests run the real build/engram under Xvfb against the fake
+// OpenAI-compatible endpoint, type with xdotool, and save screenshots in
+// build/e2e/. Run them with `make e2e` (it needs xvfb, xdotool and
+// imagemagick); the harness they share is in e2e_harness_test.go.
 
 package main
 
@@ -10,13 +11,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image/color"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,239 +24,15 @@ import (
 	"engram/memory"
 )
 
-// repoRoot is the module's root, two levels up from this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
+// seeded are the memories TestE2E starts with, in Chinese and English.
+var seeded = []memory.Entry{
+	{Kind: memory.KindPreference, Text: "回复使用中文，技术名词保留英文", Pinned: true},
+	{Kind: memory.KindCorrection, Text: "部署脚本默认先 dry-run，确认无误后再加 --apply"},
+	{Kind: memory.KindFact, Text: "前端用 Vite + React，部署在 Cloudflare Pages"},
+	{Kind: memory.KindLesson, Text: "数据库迁移要先在 staging 跑一遍，上次直接上线锁表了"},
+	{Kind: memory.KindFact, Text: "The user's main project is bluebird, a Go service deployed with make deploy"},
+	{Kind: memory.KindPreference, Text: "Prefers short answers with a code example"},
 }
-
-// xvfb starts a virtual display and returns its name.
-func xvfb(t *testing.T) string {
-	t.Helper()
-	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is missing: run make deps", tool)
-		}
-	}
-	n := 90
-	for ; n < 190; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); os.IsNotExist(err) {
-			if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); os.IsNotExist(err) {
-				break
-			}
-		}
-	}
-	display := fmt.Sprintf(":%d", n)
-	cmd := exec.Command("Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start Xvfb: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if fileExists(fmt.Sprintf("/tmp/.X11-unix/X%d", n)) {
-			return display
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("Xvfb %s did not start", display)
-	return ""
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// session is one run of the app with its own XDG folders.
-type session struct {
-	t       *testing.T
-	display string
-	xdg     string
-	cmd     *exec.Cmd
-	out     bytes.Buffer
-}
-
-func newSession(t *testing.T, display, xdgDir string) *session {
-	for _, d := range []string{"config", "data", "cache", "home"} {
-		if err := os.MkdirAll(filepath.Join(xdgDir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &session{t: t, display: display, xdg: xdgDir}
-}
-
-func (s *session) paths() agent.Paths {
-	return agent.DefaultPaths(filepath.Join(s.xdg, "config"), filepath.Join(s.xdg, "data"))
-}
-
-func (s *session) env() []string {
-	env := []string{"DISPLAY=" + s.display, "HOME=" + filepath.Join(s.xdg, "home"),
-		"XDG_CONFIG_HOME=" + filepath.Join(s.xdg, "config"), "XDG_DATA_HOME=" + filepath.Join(s.xdg, "data"),
-		"XDG_CACHE_HOME=" + filepath.Join(s.xdg, "cache"), "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
-	return env
-}
-
-// start runs build/engram and returns, when its window is mapped and
-// drawn, the time since the exec.
-func (s *session) start(bin string) time.Duration {
-	s.t.Helper()
-	s.cmd = exec.Command(bin)
-	s.cmd.Env = s.env()
-	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
-	begin := time.Now()
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start %s: %v", bin, err)
-	}
-	s.t.Cleanup(s.stop)
-	deadline := begin.Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if w := s.window(); w != "" && s.drawn(w) {
-			return time.Since(begin)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	s.t.Fatalf("no Engram window drawn after 20s; output:\n%s", s.out.String())
-	return 0
-}
-
-// window is the ID of the visible Engram window, or "".
-func (s *session) window() string {
-	cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Engram$")
-	cmd.Env = s.env()
-	out, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(out))
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
-}
-
-// drawn reports whether window id shows more than a blank background: a
-// frame with text and icons has many colours.
-func (s *session) drawn(id string) bool {
-	cmd := exec.Command("import", "-window", id, "png:-")
-	cmd.Env = s.env()
-	out, err := cmd.Output()
-	if err != nil {
-		return false
-	}
-	img, err := png.Decode(bytes.NewReader(out))
-	if err != nil {
-		return false
-	}
-	colors := map[color.Color]bool{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			colors[img.At(x, y)] = true
-			if len(colors) > 16 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (s *session) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() {
-		s.cmd.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-	s.cmd = nil
-}
-
-// xdo runs xdotool on the session's display.
-func (s *session) xdo(args ...string) {
-	s.t.Helper()
-	cmd := exec.Command("xdotool", args...)
-	cmd.Env = s.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		s.t.Fatalf("xdotool %v: %v: %s", args, err, out)
-	}
-}
-
-// shot saves a screenshot of the display as build/e2e/name.png.
-func (s *session) shot(dir, name string) string {
-	s.t.Helper()
-	path := filepath.Join(dir, name+".png")
-	cmd := exec.Command("import", "-window", "root", path)
-	cmd.Env = s.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		s.t.Fatalf("screenshot: %v: %s", err, out)
-	}
-	return path
-}
-
-// waitFor polls cond every 50 ms for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// seedMemories writes the memories the run starts with.
-func seedMemories(t *testing.T, path string) {
-	st, err := memory.Open(path, memory.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for _, e := range []memory.Entry{
-		{Kind: memory.KindPreference, Text: "回复使用中文，技术名词保留英文", Pinned: true},
-		{Kind: memory.KindCorrection, Text: "部署脚本默认先 dry-run，确认无误后再加 --apply"},
-		{Kind: memory.KindFact, Text: "前端用 Vite + React，部署在 Cloudflare Pages"},
-		{Kind: memory.KindLesson, Text: "数据库迁移要先在 staging 跑一遍，上次直接上线锁表了"},
-		{Kind: memory.KindFact, Text: "The user's main project is bluebird, a Go service deployed with make deploy"},
-		{Kind: memory.KindPreference, Text: "Prefers short answers with a code example"},
-	} {
-		e.Source = memory.SourceUser
-		if _, _, err := st.Add(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// The Markdown-heavy answers the e2e run shows and screenshots, in English
-// and in Chinese.
-const (
-	mdQuestionEN = "Show the release plan"
-	mdAnswerEN   = "## Release plan\n\n| Step | Owner | Time |\n|:--|:-:|--:|\n| Build | CI | 4 min |\n" +
-		"| Deploy | **you** | 2 min |\n\n1. Tag the release\n2. Deploy\n   - run `make deploy DRY_RUN=1`\n" +
-		"   - then ~~make deploy~~ `make deploy APPLY=1`\n3. Watch the logs\n\n- [x] tests green\n- [ ] changelog\n\n" +
-		"```go\n// Deploy runs the release.\nfunc Deploy(ctx context.Context) error {\n\treturn run(ctx, \"make\", \"deploy\")\n}\n```\n\n" +
-		"Docs: https://example.com/release\n"
-	mdQuestionZH = "给我发布计划"
-	mdAnswerZH   = "## 发布计划\n\n| 步骤 | 负责人 | 耗时 |\n|:--|:-:|--:|\n| 构建 | CI | 4 分钟 |\n" +
-		"| 部署 | **你** | 2 分钟 |\n\n1. 打标签\n2. 部署\n   - 先跑 `./deploy.sh --dry-run`\n   - 再跑 ~~旧脚本~~ `./deploy.sh --apply`\n" +
-		"3. 看日志\n\n- [x] 测试通过\n- [ ] 更新日志\n\n```sh\n# 部署\n./deploy.sh --apply\n```\n"
-)
 
 const (
 	longQuestion = "Write the full deploy checklist"
@@ -268,29 +43,16 @@ const (
 )
 
 func TestE2E(t *testing.T) {
-	root := repoRoot(t)
-	bin := filepath.Join(root, "build", "engram")
-	if !fileExists(bin) {
-		t.Fatalf("%s is missing: run make build", bin)
-	}
-	out := filepath.Join(root, "build", "e2e")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	srv := agenttest.NewServer()
-	defer srv.Close()
+	e := newE2E(t)
+	srv := e.srv
 	srv.Models = []string{"fake-model", "qwen2.5:7b"}
 	hold := make(chan struct{})
 	defer close(hold)
 	srv.Respond = func(r agenttest.Request) agenttest.Reply {
 		switch {
-		case r.LastUser() == mdQuestionEN:
-			return agenttest.Reply{Text: mdAnswerEN}
-		case r.LastUser() == mdQuestionZH:
-			return agenttest.Reply{Text: mdAnswerZH}
 		case r.LastUser() == longQuestion:
 			return agenttest.Reply{Pieces: []string{"## 部署清单\n\n1. 先跑 `./deploy.sh --dry-run`\n2. 检查输出里的 diff\n3. "}, Hold: hold}
-		case strings.HasPrefix(r.System(), "You maintain the long-term memory"):
+		case isDistill(r):
 			return agenttest.Reply{Text: `[{"kind":"preference","text":"` + distilled + `","scope":"global"}]`}
 		case len(r.ToolResults()) == 0 && slices.Contains(r.Tools, agent.ToolMemoryWrite):
 			return agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "call_1", Name: agent.ToolMemoryWrite,
@@ -300,20 +62,10 @@ func TestE2E(t *testing.T) {
 			"```sh\n./deploy.sh --dry-run\n./deploy.sh --apply\n```\n\n部署后用 `kubectl logs` 看一眼日志。我已经把这一点记下来了。"}
 	}
 
-	display := xvfb(t)
-	s := newSession(t, display, t.TempDir())
+	s := e.open(setup{Config: e.config(), Memories: seeded})
 	p := s.paths()
-	seedMemories(t, p.GlobalMemory())
-	if err := agent.SaveConfig(p.ConfigFile(), agent.Config{BaseURL: srv.BaseURL(), Model: "fake-model",
-		AutoRecall: true, Distill: true}); err != nil {
-		t.Fatal(err)
-	}
-	s.start(bin)
-	time.Sleep(500 * time.Millisecond) // let the first frame and the chat list settle
-
 	// The message box has the focus at start: type right away.
-	s.xdo("type", "--delay", "120", question)
-	s.xdo("key", "Return")
+	s.send(question)
 	waitFor(t, 20*time.Second, "the answer and the distilled memory", func() bool {
 		b, _ := os.ReadFile(p.GlobalMemory())
 		return bytes.Contains(b, []byte(distilled))
@@ -332,55 +84,27 @@ func TestE2E(t *testing.T) {
 	// goes back.
 	s.xdo("key", "shift+Tab", "space", "Tab")
 	time.Sleep(500 * time.Millisecond)
-	t.Logf("screenshot %s", s.shot(out, "chat"))
+	s.shot("chat")
 
 	s.xdo("key", "ctrl+f")
-	s.xdo("type", "--delay", "120", "部署")
+	s.typeText("部署")
 	time.Sleep(700 * time.Millisecond)
-	t.Logf("screenshot %s", s.shot(out, "inspector"))
+	s.shot("inspector")
 
 	// A second question streams and holds: Stop shows; Esc stops it and
 	// the partial answer is kept.
 	s.xdo("key", "Escape") // clears the memory search
-	s.xdo("mousemove", "--window", s.window(), "500", "750", "click", "1")
-	s.xdo("type", "--delay", "20", longQuestion)
-	s.xdo("key", "Return")
+	s.focusMessageBox()
+	s.send(longQuestion)
 	waitFor(t, 10*time.Second, "the held answer", func() bool {
 		return len(srv.Requests()) > 0 &&
 			srv.Requests()[len(srv.Requests())-1].LastUser() == longQuestion
 	})
 	time.Sleep(700 * time.Millisecond)
-	t.Logf("screenshot %s", s.shot(out, "streaming"))
+	s.shot("streaming")
 	s.xdo("key", "Escape")
-	waitFor(t, 10*time.Second, "the stopped answer saved", func() bool {
-		files, _ := filepath.Glob(filepath.Join(p.ChatsDir(), "*.json"))
-		for _, f := range files {
-			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(`"stopped": true`)) {
-				return true
-			}
-		}
-		return false
-	})
-
-	// Markdown-heavy answers, in English and in Chinese: tables, nested,
-	// ordered and task lists, strikethrough, highlighted code.
-	for _, md := range []struct{ question, marker, shot string }{
-		{mdQuestionEN, "Watch the logs", "markdown-en"},
-		{mdQuestionZH, "看日志", "markdown-zh"},
-	} {
-		s.xdo("type", "--delay", "120", md.question)
-		s.xdo("key", "Return")
-		waitFor(t, 10*time.Second, "the Markdown answer", func() bool {
-			files, _ := filepath.Glob(filepath.Join(p.ChatsDir(), "*.json"))
-			for _, f := range files {
-				if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(md.marker)) {
-					return true
-				}
-			}
-			return false
-		})
-		time.Sleep(900 * time.Millisecond)
-		t.Logf("screenshot %s", s.shot(out, md.shot))
+	if m := s.waitAnswer(10*time.Second, longQuestion); !m.Stopped {
+		t.Errorf("the answer stopped with Esc is not marked stopped: %+v", m)
 	}
 
 	b, err := os.ReadFile(p.GlobalMemory())
@@ -402,19 +126,19 @@ func TestE2E(t *testing.T) {
 			t.Errorf("memory.json lacks %q; it holds %q", want, texts)
 		}
 	}
-	chats, _ := filepath.Glob(filepath.Join(p.ChatsDir(), "*.json"))
+	chats := s.chats()
 	if len(chats) != 1 {
 		t.Fatalf("%d chat files, want 1", len(chats))
 	}
-	if c, _ := os.ReadFile(chats[0]); !bytes.Contains(c, []byte(answerMarker)) {
+	if m, ok := answerTo(chats[0], question); !ok || !strings.Contains(m.Text, answerMarker) {
 		t.Errorf("the chat file lacks the answer")
 	}
 	s.stop()
 
 	// A chat pinned to a project folder with an AGENTS.md: the toolbar shows
 	// the folder and the file, the Project tab its memories.
-	pinned := newSession(t, display, t.TempDir())
-	proj := filepath.Join(pinned.xdg, "home", "code", "bluebird")
+	pinned := e.session(setup{})
+	proj := filepath.Join(pinned.home(), "code", "bluebird")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -422,19 +146,19 @@ func TestE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinProjectChat(t, pinned.paths(), proj, srv.BaseURL())
-	pinned.start(bin)
-	time.Sleep(500 * time.Millisecond)
+	pinned.start()
+	pinned.settle()
 	// The Project tab is just before the memory search (Ctrl+F).
 	pinned.xdo("key", "ctrl+f", "shift+Tab", "space")
 	time.Sleep(700 * time.Millisecond)
-	t.Logf("screenshot %s", pinned.shot(out, "project"))
+	pinned.shot("project")
 	pinned.stop()
 
 	// First run with nothing configured: the settings open by themselves.
-	first := newSession(t, display, t.TempDir())
-	first.start(bin)
+	first := e.session(setup{})
+	first.start()
 	time.Sleep(700 * time.Millisecond)
-	t.Logf("screenshot %s", first.shot(out, "first-run"))
+	first.shot("first-run")
 	first.xdo("key", "Escape")
 	first.stop()
 }
@@ -487,22 +211,17 @@ func firstUser(reqs []agenttest.Request) string {
 // TestColdStart measures the time from exec to a drawn Engram window, five
 // times each with a fresh and with a warm cache folder, and logs the medians.
 func TestColdStart(t *testing.T) {
-	bin := filepath.Join(repoRoot(t), "build", "engram")
-	display := xvfb(t)
+	e := newE2E(t)
 	measure := func(fresh bool) time.Duration {
 		shared := t.TempDir()
 		var runs []time.Duration
 		for i := 0; i < 5; i++ {
-			dir := shared
-			if fresh {
-				dir = t.TempDir()
+			su := setup{Config: &agent.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "m"}}
+			if !fresh {
+				su.Dir = shared
 			}
-			s := newSession(t, display, dir)
-			if err := agent.SaveConfig(s.paths().ConfigFile(), agent.Config{BaseURL: "http://127.0.0.1:9/v1",
-				Model: "m"}); err != nil {
-				t.Fatal(err)
-			}
-			runs = append(runs, s.start(bin))
+			s := e.session(su)
+			runs = append(runs, s.start())
 			s.stop()
 		}
 		slices.Sort(runs)
@@ -523,12 +242,11 @@ func TestColdStart(t *testing.T) {
 	// configured, so the app also probes for local servers. The window is
 	// drawn before either is read: the start takes about as long.
 	dir := t.TempDir()
-	s := newSession(t, display, dir)
-	seedProfile(t, s.paths(), 1000, 10000)
+	seedProfile(t, e.session(setup{Dir: dir}).paths(), 1000, 10000)
 	var runs []time.Duration
 	for i := 0; i < 5; i++ {
-		s := newSession(t, display, dir)
-		runs = append(runs, s.start(bin))
+		s := e.session(setup{Dir: dir})
+		runs = append(runs, s.start())
 		s.stop()
 	}
 	slices.Sort(runs)
@@ -584,5 +302,167 @@ func seedProfile(t *testing.T, p agent.Paths, chats, memories int) {
 	}
 	if n := st.Len(); n != memories {
 		t.Fatalf("the seeded store holds %d memories, want %d", n, memories)
+	}
+}
+
+// The Markdown-heavy answers TestE2EMarkdown shows and screenshots, in
+// English and in Chinese.
+const (
+	mdQuestionEN = "Show the release plan"
+	mdAnswerEN   = "## Release plan\n\n| Step | Owner | Time |\n|:--|:-:|--:|\n| Build | CI | 4 min |\n" +
+		"| Deploy | **you** | 2 min |\n\n1. Tag the release\n2. Deploy\n   - run `make deploy DRY_RUN=1`\n" +
+		"   - then ~~make deploy~~ `make deploy APPLY=1`\n3. Watch the logs\n\n- [x] tests green\n- [ ] changelog\n\n" +
+		"```go\n// Deploy runs the release.\nfunc Deploy(ctx context.Context) error {\n\treturn run(ctx, \"make\", \"deploy\")\n}\n```\n\n" +
+		"Docs: https://example.com/release\n"
+	mdQuestionZH = "给我发布计划"
+	mdAnswerZH   = "## 发布计划\n\n| 步骤 | 负责人 | 耗时 |\n|:--|:-:|--:|\n| 构建 | CI | 4 分钟 |\n" +
+		"| 部署 | **你** | 2 分钟 |\n\n1. 打标签\n2. 部署\n   - 先跑 `./deploy.sh --dry-run`\n   - 再跑 ~~旧脚本~~ `./deploy.sh --apply`\n" +
+		"3. 看日志\n\n- [x] 测试通过\n- [ ] 更新日志\n\n```sh\n# 部署\n./deploy.sh --apply\n```\n"
+)
+
+// TestE2EMarkdown shows Markdown-heavy answers, in English and in Chinese
+// (tables, nested, ordered and task lists, strikethrough, highlighted
+// code), each in a screenshot, and checks they are saved as sent.
+func TestE2EMarkdown(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Respond = byQuestion(map[string]agenttest.Reply{
+		mdQuestionEN: {Text: mdAnswerEN},
+		mdQuestionZH: {Text: mdAnswerZH},
+	})
+	s := e.open(setup{Config: e.config(), Memories: seeded})
+	for _, md := range []struct{ question, answer, shot string }{
+		{mdQuestionEN, mdAnswerEN, "markdown-en"},
+		{mdQuestionZH, mdAnswerZH, "markdown-zh"},
+	} {
+		s.send(md.question)
+		if m := s.waitAnswer(20*time.Second, md.question); m.Text != md.answer {
+			t.Errorf("the answer to %q is saved as %q, want %q", md.question, m.Text, md.answer)
+		}
+		time.Sleep(900 * time.Millisecond)
+		s.shot(md.shot)
+	}
+}
+
+// The reasoning scenario's turns: the first model thinks inline in <think>
+// tags (Qwen3, DeepSeek-R1 as Ollama serves them) and holds there, the
+// second sends reasoning_content deltas (DeepSeek, vLLM), the third
+// reasoning deltas (gpt-oss on LM Studio or Ollama).
+const (
+	thinkQuestion  = "Which deploy flag is safer for bluebird?"
+	thinkStart     = "The user asks which flag is safer. "
+	thinkRest      = "A dry run only prints the diff, so it is the safe default; apply comes after reading it."
+	thinkAnswer    = "Run **--dry-run** first: it prints the diff and changes nothing. Add `--apply` once it looks right."
+	contentAsk     = "And how do I roll back a bad deploy?"
+	contentReason  = "Rollback means redeploying the previous release tag with the same script."
+	contentAnswer  = "Redeploy the previous tag: `./deploy.sh --apply --tag v1.4.2`."
+	fieldAsk       = "Should the CI run the dry run too?"
+	fieldReason    = "CI can run the dry run on every pull request and post the diff."
+	fieldAnswer    = "Yes: run `./deploy.sh --dry-run` in CI on each pull request and post its diff as a comment."
+	thinkHeldFor   = 3 * time.Second
+	reasoningTurns = 20 * time.Second
+)
+
+// TestE2EReasoning answers with a reasoning model in each of the three
+// forms. It shoots the reasoning section live while the model thinks,
+// collapsed to "Thought for N s" once the answer came and opened again,
+// and the three forms one under the other, and checks on disk
+// and at the endpoint that the reasoning is kept apart from the answer and
+// never sent back, neither in the next turns nor to distillation.
+func TestE2EReasoning(t *testing.T) {
+	e := newE2E(t)
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	defer release()
+	e.srv.Respond = byQuestion(map[string]agenttest.Reply{
+		// The stream holds after its first piece, inside the <think>.
+		thinkQuestion: {Pieces: []string{"<think>" + thinkStart, thinkRest + "</think>\n\n", thinkAnswer}, Hold: hold},
+		contentAsk:    {Reasoning: contentReason, Text: contentAnswer},
+		fieldAsk:      {Reasoning: fieldReason, ReasoningField: "reasoning", Text: fieldAnswer},
+	})
+	s := e.open(setup{Config: e.config()})
+
+	s.send(thinkQuestion)
+	e.request(10*time.Second, thinkQuestion)
+	asked := time.Now()
+	time.Sleep(time.Second) // the first piece is drawn, the section open
+	s.shot("reasoning-live")
+	time.Sleep(time.Until(asked.Add(thinkHeldFor)))
+	release()
+	first := s.waitAnswer(reasoningTurns, thinkQuestion)
+	time.Sleep(700 * time.Millisecond)
+	s.shot("reasoning-done")
+	// Shift+Tab from the message box reaches the "Thought for" header,
+	// Space opens it, Tab goes back.
+	s.xdo("key", "shift+Tab", "space", "Tab")
+	time.Sleep(500 * time.Millisecond)
+	s.shot("reasoning-open")
+	wantApart(t, "the <think> answer", first, thinkStart+thinkRest, thinkAnswer)
+	// The thinking lasted at least as long as the stream was held after
+	// the first piece of reasoning, less the time that piece took to
+	// arrive; 2 s is a floor far below that, not a timing budget.
+	if first.ThinkingTime < thinkHeldFor-time.Second {
+		t.Errorf("thinking time %v; the stream held in the reasoning for %v", first.ThinkingTime, thinkHeldFor)
+	}
+
+	s.send(contentAsk)
+	second := s.waitAnswer(reasoningTurns, contentAsk)
+	wantApart(t, "the reasoning_content answer", second, contentReason, contentAnswer)
+	s.send(fieldAsk)
+	third := s.waitAnswer(reasoningTurns, fieldAsk)
+	wantApart(t, "the reasoning answer", third, fieldReason, fieldAnswer)
+	time.Sleep(700 * time.Millisecond)
+	s.shot("reasoning-forms")
+	s.stop()
+
+	// The follow-up requests carry the earlier answers, but not their
+	// reasoning, and distillation never sees any.
+	for _, step := range []struct{ ask, answer string }{{contentAsk, thinkAnswer}, {fieldAsk, contentAnswer}} {
+		r := e.request(0, step.ask)
+		var answers []string
+		for _, m := range r.Messages {
+			if m.Role == "assistant" {
+				answers = append(answers, m.Content)
+				if m.ReasoningContent != "" {
+					t.Errorf("the request asking %q sends reasoning_content back: %q", step.ask, m.ReasoningContent)
+				}
+			}
+		}
+		if !slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(a, step.answer) }) {
+			t.Errorf("the request asking %q lacks the earlier answer %q; its answers: %q", step.ask, step.answer, answers)
+		}
+	}
+	distills := 0
+	for _, r := range e.srv.Requests() {
+		if isDistill(r) {
+			distills++
+		}
+		for _, m := range r.Messages {
+			for _, reason := range []string{thinkStart, thinkRest, contentReason, fieldReason, "<think>", "</think>"} {
+				if strings.Contains(m.Content+m.ReasoningContent, strings.TrimSpace(reason)) {
+					t.Errorf("a request (asking %q, distillation %v) carries the reasoning %q in a %s message",
+						r.LastUser(), isDistill(r), reason, m.Role)
+				}
+			}
+		}
+	}
+	t.Logf("%d chat requests, %d of them distillation's; thinking times %v, %v, %v",
+		len(e.srv.Requests()), distills, first.ThinkingTime, second.ThinkingTime, third.ThinkingTime)
+}
+
+// wantApart checks that answer m holds reasoning in its Reasoning and text
+// in its Text, and neither in the other nor any think tag in its Text.
+func wantApart(t *testing.T, what string, m agent.Message, reasoning, text string) {
+	t.Helper()
+	if strings.TrimSpace(m.Reasoning) != strings.TrimSpace(reasoning) {
+		t.Errorf("%s: reasoning %q, want %q", what, m.Reasoning, reasoning)
+	}
+	if strings.TrimSpace(m.Text) != text {
+		t.Errorf("%s: text %q, want %q", what, m.Text, text)
+	}
+	if m.ThinkingTime <= 0 {
+		t.Errorf("%s: no thinking time saved", what)
+	}
+	if m.Interrupted || m.Stopped || m.Cut {
+		t.Errorf("%s: saved as interrupted %v, stopped %v, cut %v", what, m.Interrupted, m.Stopped, m.Cut)
 	}
 }

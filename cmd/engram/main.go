@@ -11,8 +11,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -22,6 +24,8 @@ import (
 	"github.com/adrg/xdg"
 
 	"engram/agent"
+	"engram/cmd/internal/version"
+	"engram/memory"
 	"engram/ui"
 )
 
@@ -33,7 +37,7 @@ var _ ui.Backend = (*agent.Agent)(nil)
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "engram:", err)
 		os.Exit(1)
 	}
@@ -41,10 +45,12 @@ func main() {
 
 // options is what the command line and the environment decide.
 type options struct {
-	paths  agent.Paths
-	home   string // shown as ~ in folder names
-	getenv func(string) string
-	do     func(func()) // nil: fyne.Do
+	paths       agent.Paths
+	state       string // this device's own state: the memory journal, backups ("" for none)
+	home        string // shown as ~ in folder names
+	getenv      func(string) string
+	do          func(func()) // nil: fyne.Do
+	showVersion bool         // print the version and exit
 }
 
 // parseFlags reads the command line; the folders default to the XDG ones.
@@ -53,22 +59,35 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 	def := agent.DefaultPaths(xdg.ConfigHome, xdg.DataHome)
 	configDir := fs.String("config-dir", def.ConfigDir, "folder of config.json, AGENTS.md and the memories")
 	dataDir := fs.String("data-dir", def.DataDir, "folder of the chats")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	stateDir := fs.String("state-dir", filepath.Join(xdg.StateHome, "engram"), "this device's own folder: the journal of memory changes, backups")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	return options{paths: agent.Paths{ConfigDir: *configDir, DataDir: *dataDir}, home: xdg.Home, getenv: getenv}, nil
+	return options{
+		paths:       agent.Paths{ConfigDir: *configDir, DataDir: *dataDir, StateDir: *stateDir},
+		state:       *stateDir,
+		home:        xdg.Home,
+		getenv:      getenv,
+		showVersion: *showVersion,
+	}, nil
 }
 
 // run starts the app and returns when its window is closed or ctx ends.
-func run(ctx context.Context, args []string) error {
+// With -version it prints "engram VERSION" to stdout instead.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	opts, err := parseFlags(args, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
+		return err
+	}
+	if opts.showVersion {
+		_, err := fmt.Fprintln(stdout, "engram", version.String())
 		return err
 	}
 	return runApp(ctx, app.NewWithID(appID), opts)
@@ -89,8 +108,11 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	w := a.NewWindow("Engram")
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetMaster()
-	b := &lateBackend{}
-	u := ui.New(w, b, ui.Options{Do: opts.do, Home: opts.home})
+	// The window's language is in the config file, read at once; the rest
+	// of the config (and its errors) comes with the agent.
+	early, _ := agent.LoadConfig(opts.paths.ConfigFile(), opts.getenv)
+	b := &lateBackend{early: early}
+	u := ui.New(w, b, ui.Options{Do: opts.do, Home: opts.home, Fonts: ui.FontCheck{FyneFont: opts.getenv("FYNE_FONT")}})
 	w.Show()
 	opened := make(chan *agent.Agent, 1)
 	var openErr error
@@ -98,7 +120,8 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	closed := false
 	go func() {
 		cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv})
+		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
+			Memory: memory.Options{StateDir: opts.state}})
 		openErr = err
 		opened <- ag // before do: a window closed meanwhile still closes the agent
 		do(func() {
@@ -111,7 +134,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 				dialog.ShowError(fmt.Errorf("Engram could not start: %w", err), w)
 				return
 			}
-			b.Backend = ag
+			b.Agent = ag
 			if cfgErr != nil {
 				dialog.ShowError(fmt.Errorf("%w; starting with the default settings", cfgErr), w)
 			}
@@ -135,9 +158,24 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	return nil
 }
 
-// lateBackend is the window's backend, the agent, which is set once it has
-// opened and before the window starts (ui.UI.Start): the window makes no
-// backend call before it starts.
+// lateBackend is the window's backend (and the review panel's), the
+// agent, which is set once it has opened and before the window starts
+// (ui.UI.Start): the window makes no backend call before it starts but
+// Config, for its language, which the early config answers.
 type lateBackend struct {
-	ui.Backend
+	*agent.Agent
+	early agent.Config
 }
+
+// Config is the agent's config, or the early one until the agent opened.
+func (b *lateBackend) Config() agent.Config {
+	if b.Agent == nil {
+		return b.early
+	}
+	return b.Agent.Config()
+}
+
+var (
+	_ ui.Backend  = (*lateBackend)(nil)
+	_ ui.Reviewer = (*lateBackend)(nil)
+)

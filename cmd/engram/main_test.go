@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"engram/agent"
+	"engram/cmd/internal/version"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -25,6 +27,16 @@ func TestParseFlags(t *testing.T) {
 	o, err = parseFlags(nil, nil)
 	if err != nil || filepath.Base(o.paths.ConfigDir) != "engram" || filepath.Base(o.paths.DataDir) != "engram" {
 		t.Fatalf("default paths %+v, %v", o.paths, err)
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--version"}, &out); err != nil {
+		t.Fatalf("engram --version: %v", err)
+	}
+	if got, want := out.String(), "engram "+version.Dev+"\n"; got != want {
+		t.Errorf("engram --version printed %q, want %q", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/adrg/xdg"
 
@@ -26,24 +27,32 @@ func chatPaths(getenv func(string) string) agent.Paths {
 }
 
 // runChat is `engramctl chat [--chat ID] [--project DIR] [--no-recall]
-// MESSAGE`: one turn, the answer streamed to stdout, and on stderr the
-// recalled memories, tool calls, notices and the memories distilled
-// afterwards (it waits for the distillation). A MESSAGE of "-" is read from
-// stdin.
+// MESSAGE` or `engramctl chat --chat ID --retry`: one turn, the answer
+// streamed to stdout, and on stderr the model's reasoning, the recalled
+// memories, tool calls, notices and the memories distilled afterwards (it
+// waits for the distillation). A MESSAGE of "-" is read from stdin; --retry
+// asks again for the answer to the chat's last message, after it failed or
+// broke off. Several may run on one chat at once: each turn is kept.
 func runChat(ctx context.Context, args []string, env *cliEnv) int {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	chatID := fs.String("chat", "", "continue the chat with this `ID` (default: a new chat)")
 	project := fs.String("project", "", "pin the project folder `DIR` to the chat (its AGENTS.md and memories)")
 	noRecall := fs.Bool("no-recall", false, "do not recall memories for this turn")
+	retry := fs.Bool("retry", false, "ask again for the answer to the last message of the chat (with --chat)")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] MESSAGE")
+		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] MESSAGE\n"+
+			"       engramctl chat --chat ID --retry")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	text := strings.Join(fs.Args(), " ")
+	if *retry && (*chatID == "" || text != "") {
+		fs.Usage()
+		return exitUsage
+	}
 	if text == "-" {
 		b, err := io.ReadAll(env.Stdin)
 		if err != nil {
@@ -52,7 +61,7 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		}
 		text = string(b)
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && !*retry {
 		fs.Usage()
 		return exitUsage
 	}
@@ -102,7 +111,11 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		defer func() { _ = a.SetAutoRecall(id, true) }() // only for this turn
 	}
 
-	if err := a.Send(ctx, id, text); err != nil {
+	send := a.Send
+	if *retry {
+		send = func(ctx context.Context, id, _ string) error { return a.Retry(ctx, id) }
+	}
+	if err := send(ctx, id, text); err != nil {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
 		return exitError
 	}
@@ -156,6 +169,12 @@ func (p *chatPrinter) print(e agent.Event) {
 					h.Entry.ID, h.Score)
 			}
 		}
+	case agent.ThinkingStarted:
+		fmt.Fprint(p.errw, "thinking: ")
+	case agent.ReasoningDelta:
+		fmt.Fprint(p.errw, e.Text)
+	case agent.ThinkingDone:
+		fmt.Fprintf(p.errw, "\n(thought for %s)\n", e.Took.Round(100*time.Millisecond))
 	case agent.Delta:
 		p.answered = true
 		fmt.Fprint(p.out, e.Text)
@@ -207,6 +226,9 @@ func (p *chatPrinter) done(e agent.TurnDone) int {
 		fmt.Fprintf(p.errw, "engramctl chat: %s\n", ae.Message)
 	default:
 		fmt.Fprintf(p.errw, "engramctl chat: %v\n", e.Err)
+	}
+	if e.Interrupted {
+		fmt.Fprintf(p.errw, "to ask again: engramctl chat --chat %s --retry\n", p.chatID)
 	}
 	return exitError
 }

@@ -2,8 +2,9 @@
 //
 //	engramctl memory list|add|edit|rm|restore|pin|unpin|search|import|export ...
 //	engramctl bench-recall --memories FILE --queries FILE [--k N]
+//	engramctl version
 //
-// Other subcommands (chat) live in their own files and register themselves
+// Other subcommands (chat, version) live in their own files and register themselves
 // from init with register.
 //
 // Exit codes, for scripts:
@@ -86,6 +87,8 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
+	case "-version", "--version":
+		args = []string{"version"}
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {

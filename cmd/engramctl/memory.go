@@ -24,20 +24,31 @@ func init() {
 const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
 
   list    [--all]                                 list memories (--all: history and deleted too)
-  add     [--kind K] [--pin] [--source S] TEXT... add a memory (TEXT "-" or none: read stdin)
-  edit    ID [--kind K] [--text T | TEXT...]      change a memory's text or kind
+  add     [--kind K] [--pin] [--source S] [--force] TEXT...
+                                                  add a memory (TEXT "-" or none: read stdin);
+                                                  a text that looks like a secret needs --force
+  edit    ID [--kind K] [--text T | TEXT...] [--force]
+                                                  change a memory's text or kind
   rm      ID...                                   delete memories (kept 30 days as tombstones)
   restore ID...                                   undo rm
   pin     ID...                                   always inject, never evict
   unpin   ID...
   search  [--k N] QUERY...                        recall memories for a query
-  import  [FILE|-]                                import {"version":1,...}, legacy JSON or JSON Lines
+  import  [FILE|-]                                merge another memory.json or an export by ID;
+                                                  add legacy JSON or JSON Lines as new memories
   export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
+  learn   --chat ID | --all [--delay D] [--restart]
+                                                  consolidate memories from past chats (resumable)
+  repair                                          rewrite a memory.json that does not parse from
+                                                  what can be read of it (the broken file is kept)
 
 flags of every subcommand:
   --store PATH    the memory file (default $XDG_CONFIG_HOME/engram/memory.json)
   --project DIR   the store of a project folder ($XDG_CONFIG_HOME/engram/projects/<slug>/memory.json)
   --json          machine-readable output
+
+This device's journal of changes, its ID and the backups of merged conflict
+copies and repaired files live in $XDG_STATE_HOME/engram.
 
 IDs may be abbreviated to a unique prefix. Plain output is one memory per line:
 ID, kind, flags (pinned, superseded, deleted or -), text with \n, \t and \\ escaped,
@@ -109,6 +120,7 @@ func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
 
 // memoryRun is the state of one memory subcommand.
 type memoryRun struct {
+	ctx   context.Context
 	name  string
 	env   *cliEnv
 	flags *memoryFlags
@@ -129,9 +141,11 @@ var memorySubs = map[string]func(r *memoryRun) func() int{
 	"search":  memorySearch,
 	"import":  memoryImport,
 	"export":  memoryExport,
+	"learn":   memoryLearn,
+	"repair":  memoryRepair,
 }
 
-func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
+func memoryCmd(ctx context.Context, args []string, env *cliEnv) int {
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, memoryUsage)
 		return exitUsage
@@ -145,7 +159,7 @@ func memoryCmd(_ context.Context, args []string, env *cliEnv) int {
 		fmt.Fprintf(env.Stderr, "engramctl memory: unknown subcommand %q\n\n%s", args[0], memoryUsage)
 		return exitUsage
 	}
-	r := &memoryRun{name: args[0], env: env, flags: newMemoryFlags(args[0])}
+	r := &memoryRun{ctx: ctx, name: args[0], env: env, flags: newMemoryFlags(args[0])}
 	do := sub(r)
 	pos, err := r.flags.parse(args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -176,14 +190,16 @@ func (r *memoryRun) fail(err error) int {
 }
 
 // open opens the store; on failure it reports and returns the exit code.
-// A store that opened in an error state (an unreadable file set aside) is
-// usable: the error is shown as a warning.
+// A store that opened in an error state (a file that does not parse, left
+// as it is) is usable: the error is shown as a warning, and so are the
+// conflict copies merged on the way.
 func (r *memoryRun) open() int {
 	path, err := r.flags.storePath(r.env.Getenv)
 	if err != nil {
 		return r.usageError("%v", err)
 	}
-	s, err := memory.Open(path, memory.Options{})
+	state := filepath.Join(xdgHome(r.env.Getenv, "XDG_STATE_HOME", xdg.StateHome), "engram")
+	s, err := memory.Open(path, memory.Options{StateDir: state})
 	if err != nil {
 		return r.fail(err)
 	}
@@ -191,6 +207,32 @@ func (r *memoryRun) open() int {
 		fmt.Fprintf(r.env.Stderr, "engramctl: warning: %v\n", err)
 	}
 	r.store = s
+	r.reportMerges()
+	return exitOK
+}
+
+// reportMerges tells of conflict copies the store merged.
+func (r *memoryRun) reportMerges() {
+	m := r.store.TakeMergeReport()
+	if m.Copies > 0 {
+		fmt.Fprintf(r.env.Stderr, "engramctl: merged %d memories from %d conflict copies (moved to the backups)\n", m.Entries, m.Copies)
+	}
+	for _, err := range m.Errs {
+		fmt.Fprintf(r.env.Stderr, "engramctl: warning: conflict copy left in place: %v\n", err)
+	}
+}
+
+// saved finishes a command that changed memories: with the file broken
+// the change is kept in the journal only, which is said, with exit code 1;
+// at the cap, that memory is full is said.
+func (r *memoryRun) saved() int {
+	if err := r.store.Err(); errors.Is(err, memory.ErrUnparsable) {
+		fmt.Fprintf(r.env.Stderr, "engramctl memory %s: kept in this device's journal, not in the file: %v\n", r.name, err)
+		return exitError
+	}
+	if n, max := r.store.Usage(); n >= max {
+		fmt.Fprintf(r.env.Stderr, "engramctl: %v\n", &memory.FullError{Stored: n, Max: max})
+	}
 	return exitOK
 }
 
@@ -300,9 +342,13 @@ func memoryAdd(r *memoryRun) func() int {
 	kind := r.flags.fs.String("kind", "fact", "preference, correction, lesson or fact (or an alias)")
 	pin := r.flags.fs.Bool("pin", false, "pin the memory")
 	source := r.flags.fs.String("source", "user", "user, tool, auto or import")
+	force := r.flags.fs.Bool("force", false, "save a text that looks like a secret")
 	return func() int {
 		text, err := r.textArg(r.args)
 		if err != nil {
+			return r.fail(err)
+		}
+		if err := confirmSecret(text, *force); err != nil {
 			return r.fail(err)
 		}
 		if code := r.open(); code != exitOK {
@@ -318,19 +364,20 @@ func memoryAdd(r *memoryRun) func() int {
 				Entry memory.Entry `json:"entry"`
 				New   bool         `json:"new"`
 			}{e, isNew})
-			return exitOK
+			return r.saved()
 		}
 		if !isNew {
 			fmt.Fprintf(r.env.Stderr, "engramctl memory add: already remembered as %s (%s)\n", e.ID, e.Kind)
 		}
 		fmt.Fprintln(r.env.Stdout, e.ID)
-		return exitOK
+		return r.saved()
 	}
 }
 
 func memoryEdit(r *memoryRun) func() int {
 	kind := r.flags.fs.String("kind", "", "new kind")
 	text := r.flags.fs.String("text", "", "new text")
+	force := r.flags.fs.Bool("force", false, "save a text that looks like a secret")
 	return func() int {
 		if len(r.args) == 0 {
 			return r.usageError("missing ID")
@@ -350,6 +397,11 @@ func memoryEdit(r *memoryRun) func() int {
 		if c.Text == nil && c.Kind == nil {
 			return r.usageError("nothing to change: give a new text or --kind")
 		}
+		if c.Text != nil {
+			if err := confirmSecret(*c.Text, *force); err != nil {
+				return r.fail(err)
+			}
+		}
 		if code := r.open(); code != exitOK {
 			return code
 		}
@@ -363,7 +415,7 @@ func memoryEdit(r *memoryRun) func() int {
 			return r.fail(err)
 		}
 		r.printOne(e)
-		return exitOK
+		return r.saved()
 	}
 }
 
@@ -377,6 +429,16 @@ func (r *memoryRun) printOne(e memory.Entry) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// confirmSecret refuses a text that looks like a secret unless the person
+// confirmed it with --force (memories are plain, syncable files).
+func confirmSecret(text string, force bool) error {
+	if what, ok := memory.Secret(text); ok && !force {
+		return fmt.Errorf("%w (%s): memories are stored in plain text and may be synced; "+
+			"run again with --force to keep it anyway", memory.ErrSecret, what)
+	}
+	return nil
+}
 
 func setPin(on bool) func(s *memory.Store, id string) error {
 	return func(s *memory.Store, id string) error {
@@ -418,6 +480,9 @@ func memoryEach(r *memoryRun, op func(s *memory.Store, id string) error) func() 
 			for _, e := range done {
 				fmt.Fprintln(r.env.Stdout, e.ID)
 			}
+		}
+		if code == exitOK && len(done) > 0 {
+			return r.saved()
 		}
 		return code
 	}
@@ -505,6 +570,19 @@ func memoryImport(r *memoryRun) func() int {
 			return code
 		}
 		defer r.close()
+		if n, ok, err := r.store.MergeFile(data, fallback); ok {
+			if err != nil {
+				return r.fail(err)
+			}
+			if r.flags.json {
+				r.writeJSON(struct {
+					Merged int `json:"merged"`
+				}{n})
+			} else {
+				fmt.Fprintf(r.env.Stdout, "merged %d memories by ID\n", n)
+			}
+			return r.saved()
+		}
 		var sum importSummary
 		var batch []memory.Entry
 		var index []int
@@ -587,10 +665,17 @@ func memoryExport(r *memoryRun) func() int {
 				es = []memory.Entry{}
 			}
 			enc.SetIndent("", "  ")
+			// A complete export says what it has seen, so that importing it
+			// elsewhere can tell its deletions; a partial one does not.
+			var seen memory.Vector
+			if *all {
+				seen = r.store.Seen()
+			}
 			enc.Encode(struct {
 				Version int            `json:"version"`
+				Seen    memory.Vector  `json:"seen,omitempty"`
 				Entries []memory.Entry `json:"entries"`
-			}{1, es})
+			}{2, seen, es})
 		}
 		if len(r.args) == 0 || r.args[0] == "-" {
 			io.WriteString(r.env.Stdout, b.String())
@@ -599,6 +684,33 @@ func memoryExport(r *memoryRun) func() int {
 		if err := os.WriteFile(r.args[0], []byte(b.String()), 0o600); err != nil {
 			return r.fail(fmt.Errorf("write %s: %w", r.args[0], err))
 		}
+		return exitOK
+	}
+}
+
+func memoryRepair(r *memoryRun) func() int {
+	return func() int {
+		if len(r.args) > 0 {
+			return r.usageError("unexpected argument %q", r.args[0])
+		}
+		if code := r.open(); code != exitOK {
+			return code
+		}
+		defer r.close()
+		rep, err := r.store.Repair()
+		if errors.Is(err, memory.ErrNothingToRepair) {
+			fmt.Fprintf(r.env.Stdout, "%s parses; nothing to repair\n", filepath.Base(r.store.Path()))
+			return exitOK
+		}
+		if err != nil {
+			return r.fail(err)
+		}
+		if r.flags.json {
+			r.writeJSON(rep)
+			return exitOK
+		}
+		fmt.Fprintf(r.env.Stdout, "repaired %s: read %d memories from it, %d in all; the broken file is kept as %s\n",
+			filepath.Base(r.store.Path()), rep.Read, rep.Entries, rep.Backup)
 		return exitOK
 	}
 }

@@ -25,8 +25,11 @@ type cli struct {
 func newCLI(t *testing.T) *cli { return &cli{t: t, home: t.TempDir()} }
 
 func (c *cli) getenv(k string) string {
-	if k == "XDG_CONFIG_HOME" {
+	switch k {
+	case "XDG_CONFIG_HOME":
 		return c.home
+	case "XDG_STATE_HOME":
+		return filepath.Join(c.home, "state")
 	}
 	return ""
 }
@@ -283,19 +286,18 @@ func TestMemoryCLIImportExport(t *testing.T) {
 		Entries []memory.Entry `json:"entries"`
 	}
 	data, _ := os.ReadFile(exported)
-	if err := json.Unmarshal(data, &doc); err != nil || doc.Version != 1 || len(doc.Entries) != 5 {
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Version != 2 || len(doc.Entries) != 5 {
 		t.Fatalf("export: %v %s", err, data)
 	}
 	proj := t.TempDir()
-	c.ok("memory", "import", "--project", proj, exported)
+	if out := c.ok("memory", "import", "--project", proj, exported); out != "merged 5 memories by ID\n" {
+		t.Errorf("import of an export: %q", out)
+	}
 	var back []memory.Entry
 	json.Unmarshal([]byte(c.ok("memory", "list", "--project", proj, "--json")), &back)
 	var backTexts []string
 	for _, e := range back {
 		backTexts = append(backTexts, e.Text)
-		if e.Source != memory.SourceImport {
-			t.Errorf("%q imported with source %q", e.Text, e.Source)
-		}
 	}
 	if !sameSet(backTexts, wantTexts) {
 		t.Errorf("round trip: %q", backTexts)
@@ -304,9 +306,21 @@ func TestMemoryCLIImportExport(t *testing.T) {
 	if !sameSet(idsOf(back), idsOf(doc.Entries)) {
 		t.Error("IDs changed through export and import")
 	}
-	// Importing again finds only duplicates.
-	if out := c.ok("memory", "import", "--project", proj, exported); out != "imported 0, duplicates 5, skipped 0, invalid 0\n" {
+	// Importing the export again after a deletion and an edit changes
+	// nothing: the older copy neither brings the deleted memory back nor
+	// undoes the edit.
+	c.ok("memory", "rm", "--project", proj, back[0].ID)
+	c.ok("memory", "edit", "--project", proj, back[1].ID, "edited after the export")
+	if out := c.ok("memory", "import", "--project", proj, exported); out != "merged 0 memories by ID\n" {
 		t.Errorf("re-import: %q", out)
+	}
+	now := listed(t, c.ok("memory", "list", "--project", proj))
+	var nowTexts []string
+	for _, r := range now {
+		nowTexts = append(nowTexts, r[3])
+	}
+	if want := append([]string{"edited after the export"}, backTexts[2:]...); !sameSet(nowTexts, want) {
+		t.Errorf("after re-importing an older export: %q, want %q", nowTexts, want)
 	}
 	// JSON Lines export has one entry per line.
 	lines := strings.Split(strings.TrimSpace(c.ok("memory", "export", "--jsonl")), "\n")
@@ -336,20 +350,57 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-func TestMemoryCLICorruptStoreWarns(t *testing.T) {
+// A broken memory.json is left byte for byte by list and add, which say
+// where it fails; add keeps its memory in the journal, list shows it, and
+// repair writes a fixed file from what can be read, keeping the broken one.
+func TestMemoryCLIBrokenFileLeftAndRepaired(t *testing.T) {
 	c := newCLI(t)
 	os.MkdirAll(filepath.Dir(c.globalPath()), 0o700)
-	os.WriteFile(c.globalPath(), []byte("{broken"), 0o600)
+	broken := "{\"version\": 2, \"entries\": [\n" +
+		"  {\"id\": \"keepme0001\", \"text\": \"readable entry\"},\n" +
+		"  {\"id\": \"cutoff0002\", \"text\": \"an unclosed\n" +
+		"  {\"id\": \"keepme0003\", \"text\": \"another readable one\"}\n"
+	os.WriteFile(c.globalPath(), []byte(broken), 0o600)
+	same := func(step string) {
+		t.Helper()
+		if data, _ := os.ReadFile(c.globalPath()); string(data) != broken {
+			t.Fatalf("%s changed the broken file:\n%s", step, data)
+		}
+		if names, _ := os.ReadDir(filepath.Dir(c.globalPath())); len(names) != 2 {
+			t.Errorf("%s left files beside it: %v", step, names)
+		}
+	}
 	code, out, errs := c.run("", "memory", "list")
-	if code != exitOK || out != "" || !strings.Contains(errs, "warning: memory.json was unreadable; saved a copy as "+c.globalPath()+".corrupt-") {
-		t.Errorf("list of a corrupt store: %d %q %q", code, out, errs)
+	if code != exitOK || out != "" || !strings.Contains(errs, "warning: memory.json line 3, column ") {
+		t.Errorf("list of a broken store: %d %q %q", code, out, errs)
 	}
-	saved, _ := filepath.Glob(c.globalPath() + ".corrupt-*")
-	if len(saved) != 1 {
-		t.Fatalf("copies: %v", saved)
+	same("list")
+	code, out, errs = c.run("", "memory", "add", "added while the file is broken")
+	if code != exitError || !strings.Contains(errs, "kept in this device's journal") || !strings.Contains(errs, "memory.json line 3") {
+		t.Errorf("add to a broken store: %d %q %q", code, out, errs)
 	}
-	if data, _ := os.ReadFile(saved[0]); string(data) != "{broken" {
-		t.Error("the copy differs")
+	same("add")
+	if got := listed(t, c.ok("memory", "list")); len(got) != 1 || got[0][3] != "added while the file is broken" {
+		t.Errorf("list after the add: %q", got)
+	}
+	out = c.ok("memory", "repair")
+	if !strings.Contains(out, "read 2 memories from it, 3 in all") {
+		t.Errorf("repair: %q", out)
+	}
+	backups, _ := filepath.Glob(filepath.Join(c.home, "state", "engram", "backups", "memory.json.broken-*"))
+	if len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if data, _ := os.ReadFile(backups[0]); string(data) != broken {
+		t.Error("the backup differs from the broken file")
+	}
+	code, out, errs = c.run("", "memory", "list")
+	texts := []string{}
+	for _, f := range listed(t, out) {
+		texts = append(texts, f[3])
+	}
+	if code != exitOK || errs != "" || !sameSet(texts, []string{"readable entry", "another readable one", "added while the file is broken"}) {
+		t.Errorf("after repair: %d %q %q", code, texts, errs)
 	}
 }
 

@@ -21,7 +21,7 @@ func TestCompleteStreamsTextAndToolCalls(t *testing.T) {
 		{ID: "c1", Name: "memory_write", Args: `{"kind":"fact","text":"one"}`},
 		{ID: "c2", Name: "memory_search", Args: `{"query":"two"}`},
 	}, Usage: &agenttest.Usage{PromptTokens: 12, CompletionTokens: 5}})
-	c := openai.New(srv.BaseURL()+"/", "sk-test", srv.Client())
+	c := openai.New(llm.Endpoint{BaseURL: srv.BaseURL() + "/", APIKey: "sk-test"}, srv.Client())
 	req := llm.Request{Model: "m", Messages: []llm.Message{
 		{Role: "system", Content: "be brief"},
 		{Role: "user", Content: "remember one"},
@@ -29,7 +29,7 @@ func TestCompleteStreamsTextAndToolCalls(t *testing.T) {
 		{Role: "tool", Content: "nothing", ToolCallID: "c0"},
 	}, Tools: []llm.Tool{{Name: "memory_write", Description: "store", Parameters: json.RawMessage(`{"type":"object"}`)}}}
 	var pieces []string
-	reply, err := c.Complete(context.Background(), req, func(s string) { pieces = append(pieces, s) })
+	reply, err := c.Complete(context.Background(), req, func(d llm.Delta) { pieces = append(pieces, d.Text) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestErrorAnswersBecomeStatusErrors(t *testing.T) {
 	defer srv.Close()
 	srv.Push(agenttest.Reply{Status: 400, ErrorType: "invalid_request_error", ErrorCode: "context_length_exceeded",
 		Message: "maximum context length is 4096 tokens"})
-	c := openai.New(srv.BaseURL(), "", srv.Client())
+	c := openai.New(llm.Endpoint{BaseURL: srv.BaseURL()}, srv.Client())
 	_, err := c.Complete(context.Background(), llm.Request{Model: "m"}, nil)
 	var se *llm.StatusError
 	if !errors.As(err, &se) || se.Status != 400 || se.Message != "maximum context length is 4096 tokens" ||
@@ -77,7 +77,7 @@ func TestErrorAnswersBecomeStatusErrors(t *testing.T) {
 		http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
 	}))
 	defer html.Close()
-	c = openai.New(html.URL+"/v1", "", html.Client())
+	c = openai.New(llm.Endpoint{BaseURL: html.URL + "/v1"}, html.Client())
 	for name, call := range map[string]func() error{
 		"complete": func() error { _, err := c.Complete(context.Background(), llm.Request{Model: "m"}, nil); return err },
 		"models":   func() error { _, err := c.Models(context.Background()); return err },
@@ -93,7 +93,7 @@ func TestTransportErrorsStayAsTheyAre(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL + "/v1"
 	srv.Close() // nothing listens any more
-	_, err := openai.New(url, "", nil).Complete(context.Background(), llm.Request{Model: "m"}, nil)
+	_, err := openai.New(llm.Endpoint{BaseURL: url}, nil).Complete(context.Background(), llm.Request{Model: "m"}, nil)
 	var se *llm.StatusError
 	if err == nil || errors.As(err, &se) {
 		t.Errorf("err = %v, want a transport error that is no StatusError", err)
@@ -104,7 +104,7 @@ func TestModels(t *testing.T) {
 	srv := agenttest.NewServer()
 	defer srv.Close()
 	srv.Models = []string{"llama3.2", "qwen3"}
-	ids, err := openai.New(srv.BaseURL(), "", srv.Client()).Models(context.Background())
+	ids, err := openai.New(llm.Endpoint{BaseURL: srv.BaseURL()}, srv.Client()).Models(context.Background())
 	if err != nil || strings.Join(ids, ",") != "llama3.2,qwen3" {
 		t.Errorf("Models = %v, %v", ids, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"engram/memory"
+	"engram/memory/internal/analysis"
 )
 
 // Caps on what one word or term keeps: past them the glosses and
@@ -207,7 +207,7 @@ func glossWords(g string) (head, tail []string, noise bool) {
 // not the dictionary's shorthand and not already in seen.
 func indexTerms(s string, seen []string) []string {
 	var out []string
-	for _, t := range memory.Tokenize(s) {
+	for _, t := range analysis.Tokenize(s) {
 		if metaTerms[t] || !hasASCIILetter(t) || hasHan(t) || slices.Contains(out, t) || slices.Contains(seen, t) {
 			continue
 		}

@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"sort"
+
+	"engram/memory"
+)
+
+// bestHits searches the stores and returns the best k hits of them all, by
+// a score comparable across stores (see mergeHits); skipPinned leaves
+// pinned entries out.
+func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
+	var lists [][]RecalledHit
+	opts := memory.RecallOptions{K: k}
+	for _, ss := range stores {
+		var hits []RecalledHit
+		for _, h := range ss.st.Recall(query, history, opts) {
+			if !skipPinned || !h.Entry.Pinned {
+				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
+			}
+		}
+		lists = append(lists, hits)
+	}
+	return mergeHits(lists, k)
+}
+
+// mergeHits merges the hits of several stores, each list best first, into
+// the best k. A BM25 score depends on its index's statistics (a word
+// common in a small project store weighs little there, the same word rare
+// in a large global store weighs much), so raw scores of two stores are not
+// comparable. Each store's scores are therefore normalised by its best
+// (which keeps every store's own order and relative gaps), and weighted by
+// what is comparable across stores: how many of the query's words a hit
+// matched, relative to the hit that matched most. Score becomes that
+// comparable score, in (0, 1]; ties keep store order (global first).
+func mergeHits(lists [][]RecalledHit, k int) []RecalledHit {
+	maxTerms := 0
+	for _, l := range lists {
+		for _, h := range l {
+			maxTerms = max(maxTerms, len(h.Terms))
+		}
+	}
+	var out []RecalledHit
+	for _, l := range lists {
+		top := 0.0
+		for _, h := range l {
+			top = max(top, h.Score)
+		}
+		for _, h := range l {
+			norm := 1.0
+			if top > 0 {
+				norm = h.Score / top
+			}
+			cover := 1.0
+			if maxTerms > 0 {
+				cover = float64(max(len(h.Terms), 1)) / float64(maxTerms)
+			}
+			h.Score = norm * cover
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"engram/memory"
+)
+
+// recalledRef is how a chat file records a recalled memory: a reference
+// (ID, kind, scope and why it matched), never a copy of its text, so that
+// forgetting a memory removes its text from everywhere but the store.
+type recalledRef struct {
+	ID     string      `json:"id"`
+	Kind   memory.Kind `json:"kind,omitempty"`
+	Scope  Scope       `json:"scope,omitempty"`
+	Score  float64     `json:"score,omitempty"`
+	Chunk  int         `json:"chunk,omitempty"`
+	Offset int         `json:"offset,omitempty"`
+	Terms  []string    `json:"terms,omitempty"`
+}
+
+// MarshalJSON writes the hit as a reference to its memory, without the
+// memory's text (see Agent.Chat, which resolves it again).
+func (h RecalledHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(recalledRef{ID: h.Entry.ID, Kind: h.Entry.Kind, Scope: h.Scope, Score: h.Score,
+		Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms})
+}
+
+// UnmarshalJSON reads a reference, or a hit of an older chat file that
+// carried the whole entry (its text is dropped: the store has it).
+func (h *RecalledHit) UnmarshalJSON(b []byte) error {
+	var old struct {
+		Entry *memory.Entry
+		recalledRef
+	}
+	if err := json.Unmarshal(b, &old); err != nil {
+		return err
+	}
+	ref := old.recalledRef
+	if old.Entry != nil {
+		ref.ID, ref.Kind = old.Entry.ID, old.Entry.Kind
+		var legacy struct {
+			Score  float64
+			Chunk  int
+			Offset int
+			Terms  []string
+			Scope  Scope
+		}
+		if err := json.Unmarshal(b, &legacy); err != nil {
+			return err
+		}
+		ref.Score, ref.Chunk, ref.Offset, ref.Terms, ref.Scope = legacy.Score, legacy.Chunk, legacy.Offset,
+			legacy.Terms, legacy.Scope
+	}
+	*h = RecalledHit{Hit: memory.Hit{Entry: memory.Entry{ID: ref.ID, Kind: ref.Kind}, Score: ref.Score,
+		Chunk: ref.Chunk, Offset: ref.Offset, Terms: ref.Terms}, Scope: ref.Scope}
+	return nil
+}
+
+// resolveRecalled fills the recalled memories of a chat's messages from
+// the stores (their current version, history included); a memory that was
+// forgotten keeps only its ID and kind.
+func (a *Agent) resolveRecalled(c Chat) Chat {
+	var proj *storeState
+	if c.Project != "" {
+		if p, err := a.pinned(c.Project); err == nil {
+			p.mu.Lock()
+			proj = p.store
+			p.mu.Unlock()
+		}
+	}
+	for i, m := range c.Messages {
+		if len(m.Recalled) == 0 {
+			continue
+		}
+		hits := make([]RecalledHit, len(m.Recalled))
+		for j, h := range m.Recalled {
+			ss := a.global
+			if h.Scope == ScopeProject {
+				ss = proj
+			}
+			if h.Entry.Text == "" && ss != nil {
+				if e, ok := ss.st.Get(h.Entry.ID); ok && e.Deleted.IsZero() {
+					h.Entry = e
+				}
+			}
+			hits[j] = h
+		}
+		c.Messages[i].Recalled = hits
+	}
+	return c
+}

@@ -1,0 +1,98 @@
+package agent_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"engram/agent"
+	"engram/agent/agenttest"
+	"engram/memory"
+)
+
+func TestSearchUpdateForgetTools(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	e, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user's dog is called Rex.", Source: memory.SourceUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user works at a bakery.", Source: memory.SourceUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user's cat is called Tom.", Source: memory.SourceTool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Push(
+		agenttest.Reply{ToolCalls: []agenttest.ToolCall{
+			{ID: "s", Name: "memory_search", Args: `{"query":"dog name"}`},
+			{ID: "s2", Name: "memory_search", Args: `{"query":"bakery"}`},
+			{ID: "s3", Name: "memory_search", Args: `{"query":"cat"}`},
+		}},
+		agenttest.Reply{ToolCalls: []agenttest.ToolCall{
+			{ID: "u", Name: "memory_update", Args: `{"id":"` + e.ID + `","text":"The user's dog is called Max."}`},
+			{ID: "f", Name: "memory_forget", Args: `{"id":"` + f.ID + `","reason":"the user quit"}`},
+			{ID: "g", Name: "memory_forget", Args: `{"id":"` + g.ID + `"}`},
+		}},
+		agenttest.Reply{Text: "Done."},
+	)
+	id := h.newChat()
+	log := h.turn(id, "my dog is Max now, and forget my job and the cat")
+	if log.done.Err != nil {
+		t.Fatal(log.done.Err)
+	}
+	reqs := h.srv.Requests()
+	if got := reqs[1].ToolResults()["s"]; !strings.Contains(got, e.ID) || !strings.Contains(got, "Rex") {
+		t.Errorf("search result = %q", got)
+	}
+	// The update of a person's memory is a supersede: both versions in
+	// history, only the new one live, and the person is told.
+	hist := st.History(e.ID)
+	if len(hist) != 2 || hist[0].Text != "The user's dog is called Rex." || hist[0].Live() ||
+		hist[1].Text != "The user's dog is called Max." || !hist[1].Live() {
+		t.Errorf("history after update: %+v", hist)
+	}
+	// The forget of a person's memory is a proposal; of the model's own, done.
+	if got, _ := st.Get(f.ID); !got.Live() {
+		t.Errorf("a person's memory was forgotten without asking: %+v", got)
+	}
+	if got, _ := st.Get(g.ID); got.Live() {
+		t.Errorf("the model's own memory was not forgotten: %+v", got)
+	}
+	var revised []agent.MemoriesRevised
+	notices := 0
+	for _, ev := range log.events {
+		switch ev := ev.(type) {
+		case agent.MemoriesRevised:
+			revised = append(revised, ev)
+		case agent.Notice:
+			if strings.Contains(ev.Text, "A memory you wrote was updated") {
+				notices++
+			}
+		}
+	}
+	if len(revised) != 3 || notices != 1 {
+		t.Fatalf("MemoriesRevised = %+v, %d notices", revised, notices)
+	}
+	props := h.a.Proposals()
+	if len(props) != 1 || props[0].Entry.ID != f.ID || props[0].Reason != "the user quit" {
+		t.Fatalf("proposals = %+v", props)
+	}
+	if err := h.a.AcceptForget(props[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Get(f.ID); got.Live() {
+		t.Errorf("accepted forget left the memory live")
+	}
+	if err := h.a.UndoForget(props[0]); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(st.List(), func(e memory.Entry) bool { return e.Text == f.Text && e.Source == memory.SourceUser }) {
+		t.Errorf("undo did not bring the memory back")
+	}
+	if err := h.a.AcceptForget(props[0]); err == nil {
+		t.Error("a proposal was accepted twice")
+	}
+}

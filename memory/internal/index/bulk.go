@@ -1,0 +1,111 @@
+package index
+
+import (
+	"iter"
+	"runtime"
+
+	"engram/memory/internal/analysis"
+)
+
+// tokenBatch is a run of entries tokenized ahead: the dictionary keys and
+// classes of all their terms, and per entry and chunk the span, number of
+// terms and length.
+type tokenBatch struct {
+	entries []Doc
+	spans   [][]chunkSpan
+	ntok    [][]int32
+	length  [][]int32
+	keys    []uint64
+	classes []analysis.Class
+}
+
+// tokenizeAll tokenizes entries in batches on all processors and yields the
+// batches in order; at most a few are held ahead of the consumer.
+func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
+	return func(yield func(*tokenBatch) bool) {
+		// Batches of up to 512 entries, and at least four per worker so that
+		// a small store is shared out too.
+		workers := max(runtime.GOMAXPROCS(0), 1)
+		size := min(512, max(32, (len(es)+4*workers-1)/(4*workers)))
+		n := (len(es) + size - 1) / size
+		out := make([]chan *tokenBatch, n)
+		for i := range out {
+			out[i] = make(chan *tokenBatch, 1)
+		}
+		slots := make(chan struct{}, workers+1)
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			for i := range n {
+				select {
+				case slots <- struct{}{}:
+				case <-done:
+					return
+				}
+				go func() {
+					out[i] <- tokenizeBatch(es[i*size : min(len(es), (i+1)*size)])
+				}()
+			}
+		}()
+		for i := range n {
+			b := <-out[i]
+			<-slots
+			if !yield(b) {
+				return
+			}
+		}
+	}
+}
+
+func tokenizeBatch(es []Doc) *tokenBatch {
+	b := &tokenBatch{
+		entries: es,
+		spans:   make([][]chunkSpan, len(es)),
+		ntok:    make([][]int32, len(es)),
+		length:  make([][]int32, len(es)),
+	}
+	var tok analysis.Tokenizer
+	for i, e := range es {
+		b.spans[i] = chunkText(e.Text)
+		for _, sp := range b.spans[i] {
+			start := len(b.keys)
+			length := int32(0)
+			tok.Each(e.Text[sp.start:sp.end], func(term []byte, class analysis.Class, _, _ int) {
+				b.keys = append(b.keys, termKey(term, class))
+				b.classes = append(b.classes, class)
+				if class != analysis.Uni && class != analysis.Part {
+					length++
+				}
+			})
+			b.ntok[i] = append(b.ntok[i], int32(len(b.keys)-start))
+			b.length[i] = append(b.length[i], length)
+		}
+	}
+	return b
+}
+
+// layPostings builds every postings list from the chunks' term lists (after
+// a bulk PutAll): count, then place each posting, in doc order.
+func (ix *Index) layPostings() {
+	next := make([]int32, len(ix.terms)+1) // start of each list, then its cursor
+	for _, m := range ix.docMeta {
+		for _, v := range m.terms {
+			next[v>>tfBits+1]++
+		}
+	}
+	for i := 1; i < len(next); i++ {
+		next[i] += next[i-1]
+	}
+	arena := make([]uint32, next[len(next)-1])
+	for id := range ix.terms {
+		start, end := next[id], next[id+1]
+		ix.terms[id].post = arena[start:start:end]
+		ix.terms[id].df = end - start
+	}
+	for d, m := range ix.docMeta {
+		for _, v := range m.terms {
+			t := &ix.terms[v>>tfBits]
+			t.post = append(t.post, uint32(d)<<tfBits|v&tfMax)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package index
+
+import "unicode/utf8"
+
+// Chunking of long entries: windows of ChunkRunes runes that overlap by
+// ChunkOverlap runes, cut at rune boundaries (preferably at a space near the
+// edge), so a long entry is found by the part that matches and one long
+// entry cannot drown the short ones by its length.
+const (
+	ChunkRunes   = 320
+	ChunkOverlap = 80
+)
+
+// chunkSpan is one window of an entry's text: byte range and the offset of
+// its first rune.
+type chunkSpan struct {
+	start, end int // bytes
+	runeOff    int // runes from the start of the text
+}
+
+// chunkText splits text into overlapping windows. Text of at most ChunkRunes
+// runes is one chunk.
+func chunkText(text string) []chunkSpan {
+	n := utf8.RuneCountInString(text)
+	if n <= ChunkRunes {
+		return []chunkSpan{{0, len(text), 0}}
+	}
+	// byte offset of every rune, plus len(text) at the end
+	offs := make([]int, 0, n+1)
+	for i := range text {
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(text))
+	var out []chunkSpan
+	step := ChunkRunes - ChunkOverlap
+	for s := 0; ; {
+		e := s + ChunkRunes
+		if e >= n {
+			out = append(out, chunkSpan{offs[s], len(text), s})
+			return out
+		}
+		// End at a space within the last 24 runes if there is one, so words
+		// are not cut in two.
+		for b := e; b > e-24; b-- {
+			if isSpaceByte(text, offs[b]) {
+				e = b
+				break
+			}
+		}
+		out = append(out, chunkSpan{offs[s], offs[e], s})
+		next := e - ChunkOverlap
+		if next <= s {
+			next = s + step
+		}
+		// Start after a space within the next 24 runes if there is one.
+		for b := next; b < next+24 && b < e; b++ {
+			if isSpaceByte(text, offs[b]) {
+				next = b + 1
+				break
+			}
+		}
+		s = next
+	}
+}
+
+func isSpaceByte(text string, i int) bool {
+	switch text[i] {
+	case ' ', '\n', '\t', '\r':
+		return true
+	}
+	return false
+}

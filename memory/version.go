@@ -1,0 +1,332 @@
+package memory
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rev is the version of one change of an entry: the device that made it
+// and that device's counter at the time. A device's counter only goes up;
+// it follows the device's clock in milliseconds where that is ahead, so it
+// also orders the device's changes across restarts, but it is never
+// compared with another device's counter to decide what is newer. The
+// zero Rev is an entry no device has stamped yet (a version 1 file, a hand
+// edit), which the next write stamps. Sum is a checksum of the versioned
+// content as stamped, so a hand edit that leaves the rev as it was is
+// still told from the version it started from, on every device. In the
+// file a Rev reads "device:N:sum" (sum in hex).
+type Rev struct {
+	Device string
+	N      uint64
+	Sum    uint32
+}
+
+// IsZero reports the unstamped Rev.
+func (r Rev) IsZero() bool { return r.N == 0 }
+
+// String is "device:N:sum", or "" for the zero Rev.
+func (r Rev) String() string {
+	if r.IsZero() {
+		return ""
+	}
+	return string(r.appendTo(nil))
+}
+
+func (r Rev) appendTo(b []byte) []byte {
+	b = append(b, r.Device...)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, r.N, 10)
+	b = append(b, ':')
+	return strconv.AppendUint(b, uint64(r.Sum), 16)
+}
+
+// MarshalText writes String.
+func (r Rev) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads what MarshalText writes; "" is the zero Rev.
+func (r *Rev) UnmarshalText(b []byte) error {
+	rev, err := ParseRev(string(b))
+	if err != nil {
+		return err
+	}
+	*r = rev
+	return nil
+}
+
+// ParseRev reads a Rev written as "device:N:sum" or "device:N" (white
+// space around it is ignored); "" is the zero Rev.
+func ParseRev(s string) (Rev, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Rev{}, nil
+	}
+	bad := fmt.Errorf("rev %q: want device:counter:sum", s)
+	dev, rest, ok := strings.Cut(s, ":")
+	if !ok || !validID(dev) {
+		return Rev{}, bad
+	}
+	n, sum, hasSum := strings.Cut(rest, ":")
+	v, err := strconv.ParseUint(n, 10, 64)
+	if err != nil || v == 0 {
+		return Rev{}, bad
+	}
+	r := Rev{Device: dev, N: v}
+	if hasSum {
+		x, err := strconv.ParseUint(sum, 16, 32)
+		if err != nil {
+			return Rev{}, bad
+		}
+		r.Sum = uint32(x)
+	}
+	return r, nil
+}
+
+// versionSum is the checksum of what a person edits in an entry (FNV-1a):
+// its ID, kind, text, source, links, pin and whether it is deleted. Times
+// are left out: clamping a time from the future is no edit.
+func versionSum(e Entry) uint32 {
+	h := uint32(2166136261)
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint32(s[i])) * 16777619
+		}
+		h = (h ^ 0xff) * 16777619
+	}
+	add(e.ID)
+	add(string(e.Kind))
+	add(e.Text)
+	add(string(e.Source))
+	add(e.Supersedes)
+	add(e.SupersededBy)
+	if e.Pinned {
+		add("p")
+	}
+	if !e.Deleted.IsZero() {
+		add("d")
+	}
+	return h | 1 // never 0, which means "no sum" (a rev written without one)
+}
+
+// handEdited reports whether e was changed since it was stamped: its
+// content no longer matches its Rev's sum.
+func handEdited(e Entry) bool { return e.Rev.Sum != 0 && e.Rev.Sum != versionSum(e) }
+
+// Vector says how far a copy of the store has seen each device's changes:
+// every change of device d with counter up to v[d] is in it, or was
+// replaced in it by a later one. It is written in the file as "seen".
+type Vector map[string]uint64
+
+// Covers reports whether the copy had seen the change r. An unstamped
+// change is never covered: nobody can claim to have seen it.
+func (v Vector) Covers(r Rev) bool { return !r.IsZero() && v[r.Device] >= r.N }
+
+// merge raises v to cover everything o covers.
+func (v Vector) merge(o Vector) {
+	for d, n := range o {
+		if n > v[d] {
+			v[d] = n
+		}
+	}
+}
+
+// errBadDevice: a device ID that cannot serve in a Rev.
+var errBadDevice = errors.New("invalid device ID (want 1 to 64 letters, digits, '-' and '_')")
+
+// mergeResult is the outcome of merging a copy of the store into the
+// store's records.
+type mergeResult struct {
+	recs map[string]Entry
+	// stamp lists the entries whose version the merge made (a hand edit or
+	// deletion found in the copy, an unstamped entry): they need a Rev of
+	// this device and a place in the journal.
+	stamp []string
+	// missing says the copy lacks changes the store has: the file should
+	// be written again so it holds them.
+	missing bool
+}
+
+// mergeCopy merges a copy of the store (its entries and Vector) into the
+// store's records mem, which have seen memSeen; mem is not modified. The
+// rules are the same whichever side is the store, so two devices merging
+// each other's copies agree:
+//
+//   - An entry in one side only is new to the other unless the other had
+//     seen its version (its Vector covers the Rev): then the other side
+//     deleted it (a hand deletion, or a tombstone that expired) and it is
+//     not brought back. A hand deletion found in the copy becomes a
+//     tombstone, so it spreads.
+//   - An entry on both sides with the same Rev is one version: a
+//     different content means the copy was edited by hand, and the copy's
+//     content wins and is stamped anew.
+//   - With different Revs, a side that had seen the other's version holds
+//     the later change and wins; of two changes by one device, the later. If neither had (concurrent edits on two
+//     devices), the later Updated wins, then a live version over a
+//     deletion, then the greater Rev; the losing text is kept as superseded
+//     history under an ID derived from its content, the same on every
+//     device.
+//   - Uses and LastUsed take the larger, Created the earlier: they are
+//     not versioned.
+func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vector, now time.Time) mergeResult {
+	res := mergeResult{recs: make(map[string]Entry, max(len(mem), len(disk)))}
+	var dropped map[string]bool
+	for _, d := range disk {
+		m, ok := mem[d.ID]
+		if !ok {
+			if memSeen.Covers(d.Rev) {
+				if dropped == nil {
+					dropped = map[string]bool{}
+				}
+				dropped[d.ID] = true // deleted here; the tombstone is gone
+				continue
+			}
+			if _, taken := res.recs[d.ID]; !taken {
+				res.recs[d.ID] = d
+			}
+			if d.Rev.IsZero() {
+				res.stamp = append(res.stamp, d.ID)
+			}
+			continue
+		}
+		edited := handEdited(d)
+		switch {
+		case d.Rev.IsZero() && !m.Rev.IsZero():
+			// A version from before revs (a version 1 copy, an old export)
+			// against a stamped one: the stamped one is at least as new
+			// unless the other was updated later.
+			if d.Updated.After(m.Updated) {
+				res.concurrent(d, m, mem)
+				res.stamp = append(res.stamp, d.ID)
+			} else {
+				res.recs[d.ID] = unversioned(m, d)
+			}
+		case edited && (d.Rev == m.Rev || diskSeen.Covers(m.Rev)):
+			// Edited by hand over the version the store has, or a later one.
+			res.recs[d.ID] = unversioned(d, m)
+			res.stamp = append(res.stamp, d.ID)
+		case edited:
+			// Edited by hand over a version older than the store's:
+			// concurrent with the store's.
+			res.concurrent(d, m, mem)
+		case d.Rev == m.Rev:
+			if !sameVersion(d, m) {
+				res.stamp = append(res.stamp, d.ID) // edited by hand in the copy
+			} else if d.Rev.IsZero() {
+				res.stamp = append(res.stamp, d.ID)
+			}
+			res.recs[d.ID] = unversioned(d, m)
+		case diskSeen.Covers(m.Rev) && !memSeen.Covers(d.Rev):
+			res.recs[d.ID] = unversioned(d, m)
+		case memSeen.Covers(d.Rev) && !diskSeen.Covers(m.Rev):
+			res.recs[d.ID] = unversioned(m, d)
+			res.missing = true
+		case d.Rev.Device == m.Rev.Device && !d.Rev.IsZero() && !m.Rev.IsZero():
+			// One device's changes come in order: the later one saw the other.
+			if d.Rev.N > m.Rev.N {
+				res.recs[d.ID] = unversioned(d, m)
+			} else {
+				res.recs[d.ID] = unversioned(m, d)
+				res.missing = true
+			}
+		default:
+			res.concurrent(d, m, mem)
+		}
+	}
+	for id, m := range mem {
+		if _, ok := res.recs[id]; ok {
+			continue
+		}
+		if dropped[id] {
+			continue
+		}
+		switch {
+		case !diskSeen.Covers(m.Rev):
+			res.missing = true // the copy never had it
+		case m.Deleted.IsZero():
+			m.Deleted, m.Updated = now, now
+			res.stamp = append(res.stamp, id) // deleted by hand in the copy
+		}
+		res.recs[id] = m
+	}
+	return res
+}
+
+// concurrent resolves two versions of an entry that did not see each
+// other: d from the copy, m from the store (see mergeCopy). A hand-edited
+// winner from the copy is stamped.
+func (res *mergeResult) concurrent(d, m Entry, mem map[string]Entry) {
+	win, lose := m, d
+	if concurrentCompare(d, m) > 0 {
+		win, lose = d, m
+	}
+	if win.Rev == m.Rev && !handEdited(d) {
+		res.missing = true
+	} else if handEdited(win) {
+		res.stamp = append(res.stamp, win.ID)
+	}
+	res.recs[d.ID] = unversioned(win, lose)
+	if lose.Text != win.Text && lose.Deleted.IsZero() && lose.SupersededBy == "" {
+		h := lose
+		h.ID = contentID("conflict", lose.ID, lose.Text)
+		h.Pinned, h.Supersedes, h.SupersededBy = false, "", lose.ID
+		h.Rev = Rev{} // a new entry: whoever keeps it stamps it
+		if _, taken := mem[h.ID]; !taken {
+			res.recs[h.ID] = h
+			res.stamp = append(res.stamp, h.ID)
+		}
+	}
+}
+
+// unversioned returns win with the unversioned fields merged from other:
+// the larger Uses and LastUsed, the earlier Created.
+func unversioned(win, other Entry) Entry {
+	if other.LastUsed.After(win.LastUsed) {
+		win.LastUsed = other.LastUsed
+	}
+	win.Uses = max(win.Uses, other.Uses)
+	if !other.Created.IsZero() && other.Created.Before(win.Created) {
+		win.Created = other.Created
+	}
+	return win
+}
+
+// concurrentCompare orders two concurrent versions of an entry, the
+// winner greater: the later Updated (times from the future are clamped on
+// read), then live before deleted, then Rev, then text, so every device
+// picks the same.
+func concurrentCompare(a, b Entry) int {
+	if c := a.Updated.Compare(b.Updated); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(boolRank(a.Deleted.IsZero()), boolRank(b.Deleted.IsZero())); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Rev.Device, b.Rev.Device); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Rev.N, b.Rev.N); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Text, b.Text)
+}
+
+// sameVersion reports whether two versions of an entry agree on what is
+// versioned: everything but Uses, LastUsed and Created.
+func sameVersion(a, b Entry) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
+		a.Pinned == b.Pinned && a.Supersedes == b.Supersedes && a.SupersededBy == b.SupersededBy &&
+		a.Updated.Equal(b.Updated) && a.Deleted.Equal(b.Deleted)
+}
+
+// cloneVector copies v (nil stays an empty, writable Vector).
+func cloneVector(v Vector) Vector {
+	out := maps.Clone(v)
+	if out == nil {
+		out = Vector{}
+	}
+	return out
+}

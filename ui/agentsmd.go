@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/widget"
+
+	"engram/agent"
+	"engram/memory/durable"
+)
+
+// instructionsEditor is the dialog that edits one AGENTS.md.
+type instructionsEditor struct {
+	path string
+	text *widget.Entry
+	d    *dialog.CustomDialog
+}
+
+// editInstructions opens an editor for the AGENTS.md of project folder dir,
+// or the global one when dir is "". The file is read in the background; a
+// missing file opens empty and is created by Save.
+func (u *UI) editInstructions(dir string) {
+	u.bg(func() func() {
+		f := instructionsOf(u.b.Instructions(dir), dir)
+		var data []byte
+		err := errors.New(lang.L("no AGENTS.md path is known"))
+		if f.Path != "" {
+			data, err = os.ReadFile(f.Path)
+			if errors.Is(err, fs.ErrNotExist) {
+				data, err = nil, nil
+			}
+		}
+		return func() {
+			if err != nil {
+				u.showError(lang.L("Could not open AGENTS.md"), err)
+				return
+			}
+			u.showInstructions(dir, f.Path, string(data))
+		}
+	})
+}
+
+// showInstructions shows the editor of the file at path holding text.
+func (u *UI) showInstructions(dir, path, text string) {
+	ed := &instructionsEditor{path: path, text: widget.NewMultiLineEntry()}
+	ed.text.Wrapping = fyne.TextWrapWord
+	ed.text.SetText(text)
+	ed.text.SetPlaceHolder(lang.L("Instructions Engram follows in every chat, in Markdown."))
+	title := lang.L("Global instructions (AGENTS.md)")
+	if dir != "" {
+		title = lang.L("Project instructions: {{.Folder}}", map[string]any{"Folder": baseName(dir)})
+	}
+	hint := captionLabel(lang.L("{{.Path}} · used from the next message after saving; at most 64 KiB is used.",
+		map[string]any{"Path": shortPath(path, u.home)}))
+	save := widget.NewButton(lang.L("Save"), nil)
+	save.Importance = widget.HighImportance
+	cancel := widget.NewButton(lang.L("Cancel"), nil)
+	body := container.NewBorder(nil, hint, nil, nil, ed.text)
+	ed.d = dialog.NewCustomWithoutButtons(title, body, u.w)
+	ed.d.SetButtons([]fyne.CanvasObject{cancel, save})
+	cancel.OnTapped = ed.d.Hide
+	save.OnTapped = func() {
+		ed.d.Hide()
+		u.saveInstructions(ed.path, ed.text.Text)
+	}
+	size := u.w.Canvas().Size()
+	ed.d.Resize(fyne.NewSize(min(680, size.Width-20), min(480, size.Height-20)))
+	u.instrEd = ed
+	ed.d.Show()
+	u.w.Canvas().Focus(ed.text)
+}
+
+// saveInstructions writes text to the AGENTS.md at path atomically, so the
+// agent's live reload reads either the old or the new file, never a part.
+func (u *UI) saveInstructions(path, text string) {
+	u.write(func() func() {
+		err := durable.WriteFileAtomic(path, []byte(text))
+		return func() {
+			if err != nil {
+				u.showError(lang.L("Could not save AGENTS.md"), err)
+				return
+			}
+			u.bar.loadInstructions()
+		}
+	})
+}
+
+// instructionsOf is the file of info the indicator and editor use for dir.
+func instructionsOf(info agent.InstructionsInfo, dir string) agent.InstructionFile {
+	if dir != "" {
+		return info.Project
+	}
+	return info.Global
+}

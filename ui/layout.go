@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// narrowLayout lays the window out and collapses the chat list when the
+// window is too narrow for it beside the chat pane and the inspector, so
+// the window can be as narrow as the toolbar (under 720 px).
+type narrowLayout struct {
+	u      *UI
+	noList bool // the chat list is collapsed
+}
+
+// MinSize is the size of the toolbar over the chat pane and the inspector.
+func (l *narrowLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	u := l.u
+	bar := u.bar.root.MinSize()
+	body := u.body.MinSize()
+	return fyne.NewSize(max(bar.Width, body.Width), bar.Height+body.Height)
+}
+
+// Layout collapses the chat list when it does not fit in size and lays the
+// rest out.
+func (l *narrowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	u := l.u
+	need := u.list.root.MinSize().Width + theme.Padding()*2 + u.body.MinSize().Width
+	if noList := size.Width < need; noList != l.noList {
+		l.noList = noList
+		setVisible(u.list.root, !noList)
+		u.left.Refresh()
+	}
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+// showPanels shows the inspector as the Memories button asks.
+func (u *UI) showPanels() {
+	setVisible(u.insp.root, u.inspectorOpen)
+	u.split.Refresh()
+	u.body.Refresh()
+}
+
+// setVisible shows or hides o.
+func setVisible(o fyne.CanvasObject, on bool) {
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}
+
+// tabsLayout lays out two tabs side by side: in equal halves when both fit,
+// else each as wide as it needs with the second taking what is left (a
+// project's long name does not widen the column).
+type tabsLayout struct{}
+
+// MinSize is the two tabs' own widths side by side.
+func (tabsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(a.Width+theme.Padding()+b.Width, max(a.Height, b.Height))
+}
+
+// Layout places the tabs.
+func (tabsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	first := (size.Width - pad) / 2
+	if need := objs[1].MinSize().Width; size.Width-pad-first < need {
+		first = max(objs[0].MinSize().Width, size.Width-pad-need)
+	}
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(first, size.Height))
+	objs[1].Move(fyne.NewPos(first+pad, 0))
+	objs[1].Resize(fyne.NewSize(size.Width-pad-first, size.Height))
+}
