@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -33,9 +34,10 @@ func newChatPane(u *UI) *chatPane {
 	p.msgs = container.New(p.ml)
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
 	p.scroll.OnScrolled = func(fyne.Position) { p.ml.place() }
-	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · " +
-		shortcutPrefix + "N new chat · " + shortcutPrefix + "F search memories · " + shortcutPrefix + "K search chats")
+	title := widget.NewLabelWithStyle(lang.L("Ask anything — Engram remembers what matters."), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	hint := captionLabel(lang.L("Enter sends · Shift+Enter adds a line · Esc stops · {{.New}} new chat · {{.Memories}} search memories · {{.Chats}} search chats",
+		map[string]any{"New": shortcutName(fyne.KeyN),
+			"Memories": shortcutName(fyne.KeyF), "Chats": shortcutName(fyne.KeyK)}))
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")
@@ -50,13 +52,13 @@ func newChatPane(u *UI) *chatPane {
 	p.bannerBox.Hide()
 
 	p.input = newMessageEntry()
-	p.input.SetPlaceHolder("Message Engram…")
+	p.input.SetPlaceHolder(lang.L("Message Engram…"))
 	p.input.onSend = p.submit
 	p.input.onEscape = u.stop
 	p.input.onShortcut = u.shortcut
-	p.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), p.submit)
+	p.send = widget.NewButtonWithIcon(lang.L("Send"), theme.MailSendIcon(), p.submit)
 	p.send.Importance = widget.HighImportance
-	p.stopB = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), u.stop)
+	p.stopB = widget.NewButtonWithIcon(lang.L("Stop"), theme.MediaStopIcon(), u.stop)
 	p.stopB.Importance = widget.DangerImportance
 	p.stopB.Hide()
 	buttons := container.NewVBox(p.send, p.stopB)

@@ -3,14 +3,8 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
-)
-
-// The words of the chat search.
-const (
-	textSearchChats = "Search chats (Ctrl+K)"
-	textNoMatches   = "No chat or message matches."
-	textInTitle     = "title"
 )
 
 // chatSearchLimit bounds the matches a chat search shows.
@@ -32,7 +26,7 @@ type chatSearch struct {
 func newChatSearch(u *UI) *chatSearch {
 	cs := &chatSearch{u: u}
 	cs.entry = newSearchEntry()
-	cs.entry.SetPlaceHolder(textSearchChats)
+	cs.entry.SetPlaceHolder(lang.L("Search chats ({{.Key}})", map[string]any{"Key": shortcutName(fyne.KeyK)}))
 	cs.entry.OnChanged = cs.search
 	cs.entry.onEscape = func() { cs.entry.SetText("") }
 	cs.results = widget.NewList(
@@ -49,7 +43,7 @@ func newChatSearch(u *UI) *chatSearch {
 			m := cs.matches[i]
 			row := o.(*fyne.Container)
 			row.Objects[0].(*widget.Label).SetText(chatTitle(ChatInfo{Title: m.Title}))
-			what := textInTitle
+			what := lang.L("title")
 			if m.MsgID != "" {
 				what = m.Role + ": " + oneLine(m.Snippet, 120)
 			}
@@ -61,7 +55,7 @@ func newChatSearch(u *UI) *chatSearch {
 			cs.open(cs.matches[i])
 		}
 	}
-	cs.none = captionLabel(textNoMatches)
+	cs.none = captionLabel(lang.L("No chat or message matches."))
 	cs.box = container.NewBorder(cs.none, nil, nil, nil, cs.results)
 	cs.box.Hide()
 	return cs

@@ -8,15 +8,13 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
 // copiedFor is how long a Copy button says "Copied".
 const copiedFor = 1500 * time.Millisecond
-
-// textCopied is what a Copy button says once it copied.
-const textCopied = "Copied"
 
 // clipboard is how the chat pane copies: set puts text on the clipboard,
 // later runs a function on the UI goroutine after a while.
@@ -32,7 +30,7 @@ func (c clipboard) button(text func() string) *widget.Button {
 	btn.Importance = widget.LowImportance
 	btn.OnTapped = func() {
 		c.set(text())
-		btn.SetText(textCopied)
+		btn.SetText(lang.L("Copied"))
 		btn.SetIcon(flatIcon(theme.ConfirmIcon()))
 		if c.later != nil {
 			c.later(copiedFor, func() {

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -172,7 +173,7 @@ func (v *messageView) update() (bodyOnly bool) {
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
 		switch {
 		case m.pending && m.Text == "" && m.Reasoning == "":
-			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
+			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
 			v.body.Refresh()
 		case m.Text == "":
 			v.body.Objects = nil
@@ -197,7 +198,7 @@ func (v *messageView) update() (bodyOnly bool) {
 	var parts []fyne.CanvasObject
 	switch m.Role {
 	case "user":
-		head := widget.NewLabelWithStyle("You", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		head := widget.NewLabelWithStyle(lang.L("You"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		bg := canvas.NewRectangle(userTint)
 		bg.CornerRadius = theme.InputRadiusSize() * 2
 		var body fyne.CanvasObject = v.body
@@ -207,10 +208,10 @@ func (v *messageView) update() (bodyOnly bool) {
 		top := container.NewBorder(nil, nil, nil, v.actionButtons(), head)
 		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(top, body))))
 	case "summary":
-		head := widget.NewLabelWithStyle("Summary of earlier messages", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		head := widget.NewLabelWithStyle(lang.L("Summary of earlier messages"), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 		parts = append(parts, head, v.body)
 	default:
-		head := widget.NewLabelWithStyle("Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		head := widget.NewLabelWithStyle(lang.L("Engram"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head))
 		if v.thought != nil {
 			parts = append(parts, v.thought)
@@ -223,10 +224,10 @@ func (v *messageView) update() (bodyOnly bool) {
 			parts = append(parts, dimLabel(n))
 		}
 		if m.Cut && len(m.notices) == 0 {
-			parts = append(parts, dimLabel(textCut))
+			parts = append(parts, dimLabel(lang.L("The answer was cut off.")))
 		}
 		if m.Stopped {
-			parts = append(parts, dimLabel("Stopped."))
+			parts = append(parts, dimLabel(lang.L("Stopped.")))
 		}
 		if m.Err != "" {
 			parts = append(parts, v.errorBox())
@@ -237,34 +238,20 @@ func (v *messageView) update() (bodyOnly bool) {
 	return false
 }
 
-// The words of the disclosure.
-const (
-	textNoRecall    = "No memories recalled"
-	textPinnedMeta  = "pinned · in the prompt"
-	textEarlierTerm = "from earlier in the chat: "
-)
-
 // summaryLine is the disclosure's title: "3 memories recalled · 1 pinned ·
 // 1 tool call".
 func summaryLine(hits, pinned, tools int) string {
 	var parts []string
-	switch hits {
-	case 0:
-		parts = append(parts, textNoRecall)
-	case 1:
-		parts = append(parts, "1 memory recalled")
-	default:
-		parts = append(parts, fmt.Sprintf("%d memories recalled", hits))
+	if hits == 0 {
+		parts = append(parts, lang.L("No memories recalled"))
+	} else {
+		parts = append(parts, count("{{.Count}} memory recalled", hits))
 	}
 	if pinned > 0 {
-		parts = append(parts, fmt.Sprintf("%d pinned", pinned))
+		parts = append(parts, lang.L("{{.N}} pinned", map[string]any{"N": pinned}))
 	}
-	switch tools {
-	case 0:
-	case 1:
-		parts = append(parts, "1 tool call")
-	default:
-		parts = append(parts, fmt.Sprintf("%d tool calls", tools))
+	if tools > 0 {
+		parts = append(parts, count("{{.Count}} tool call", tools))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -279,7 +266,7 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 		if m.pending || m.Err != "" || m.Stopped {
 			return nil
 		}
-		return dimLabel(textNoRecall)
+		return dimLabel(lang.L("No memories recalled"))
 	}
 	icon := theme.MenuExpandIcon()
 	if m.open {
@@ -299,7 +286,7 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 	}
 	v.details.Objects = nil
 	for _, h := range m.Pinned {
-		v.details.Add(memoryRow(h.Entry, fmt.Sprintf("%s · %s · %s", h.Entry.Kind, h.Scope, textPinnedMeta)))
+		v.details.Add(memoryRow(h.Entry, kindName(h.Entry.Kind)+" · "+scopeName(h.Scope)+" · "+lang.L("pinned · in the prompt")))
 	}
 	for _, h := range m.Recalled {
 		v.details.Add(hitRow(h))
@@ -325,7 +312,8 @@ func (v *messageView) toggleOpen() {
 // hitRow shows one recalled memory: kind, scope, score, the terms the
 // message matched and those only earlier messages matched, text.
 func hitRow(h agent.RecalledHit) fyne.CanvasObject {
-	meta := fmt.Sprintf("%s · %s · score %.2f", h.Entry.Kind, h.Scope, h.Score)
+	meta := kindName(h.Entry.Kind) + " · " + scopeName(h.Scope) + " · " +
+		lang.L("score {{.Score}}", map[string]any{"Score": fmt.Sprintf("%.2f", h.Score)})
 	var now []string
 	for _, t := range h.Terms {
 		if !slices.Contains(h.Earlier, t) {
@@ -333,10 +321,10 @@ func hitRow(h agent.RecalledHit) fyne.CanvasObject {
 		}
 	}
 	if len(now) > 0 {
-		meta += " · matched: " + strings.Join(now, ", ")
+		meta += " · " + lang.L("matched: {{.Terms}}", map[string]any{"Terms": strings.Join(now, ", ")})
 	}
 	if len(h.Earlier) > 0 {
-		meta += " · " + textEarlierTerm + strings.Join(h.Earlier, ", ")
+		meta += " · " + lang.L("from earlier in the chat: {{.Terms}}", map[string]any{"Terms": strings.Join(h.Earlier, ", ")})
 	}
 	return memoryRow(h.Entry, meta)
 }
@@ -362,9 +350,9 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 	status := "→ " + oneLine(t.Result, 200)
 	if t.Failed {
 		icon = theme.ErrorIcon()
-		status = "failed: " + oneLine(t.Result, 200)
+		status = lang.L("failed: {{.Reason}}", map[string]any{"Reason": oneLine(t.Result, 200)})
 	} else if t.Result == "" {
-		status = "running…"
+		status = lang.L("running…")
 	}
 	name := widget.NewLabelWithStyle(t.Name, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	return container.NewBorder(nil, nil, firstLine(widget.NewIcon(icon)), nil,
@@ -376,10 +364,10 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 func (v *messageView) errorBox() fyne.CanvasObject {
 	msg := widget.NewLabel(v.m.Err)
 	msg.Wrapping = fyne.TextWrapWord
-	retry := widget.NewButtonWithIcon("Retry", flatIcon(theme.ViewRefreshIcon()), func() { v.act.retry(v.m) })
+	retry := widget.NewButtonWithIcon(lang.L("Retry"), flatIcon(theme.ViewRefreshIcon()), func() { v.act.retry(v.m) })
 	buttons := container.NewHBox(retry)
 	if v.m.settings {
-		open := widget.NewButtonWithIcon("Open settings", theme.SettingsIcon(), v.act.settings)
+		open := widget.NewButtonWithIcon(lang.L("Open settings"), theme.SettingsIcon(), v.act.settings)
 		open.Importance = widget.HighImportance
 		buttons.Add(open)
 	}
@@ -400,7 +388,8 @@ func errorText(err error) (string, bool) {
 		}
 		return ae.Message, false
 	}
-	return "The answer failed: " + err.Error() + ". Check the endpoint in Settings and retry.", true
+	return lang.L("The answer failed: {{.Err}}. Check the endpoint in Settings and retry.",
+		map[string]any{"Err": err.Error()}), true
 }
 
 // caption is secondary text: the theme's placeholder colour, which stays

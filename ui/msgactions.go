@@ -6,15 +6,9 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-)
-
-// The words of the message actions.
-const (
-	textSendEdit   = "Send"
-	textCancelEdit = "Cancel"
-	textCut        = "The answer was cut off at the model's output limit."
 )
 
 // actionButtons are the buttons in a message's header: copy; edit (the
@@ -100,9 +94,9 @@ func (v *messageView) finishEdit(send bool) {
 
 // editor is the message box of a message being edited, with its buttons.
 func (v *messageView) editor() fyne.CanvasObject {
-	send := widget.NewButtonWithIcon(textSendEdit, theme.MailSendIcon(), func() { v.finishEdit(true) })
+	send := widget.NewButtonWithIcon(lang.L("Send"), theme.MailSendIcon(), func() { v.finishEdit(true) })
 	send.Importance = widget.HighImportance
-	cancel := widget.NewButton(textCancelEdit, func() { v.finishEdit(false) })
+	cancel := widget.NewButton(lang.L("Cancel"), func() { v.finishEdit(false) })
 	return container.NewVBox(v.edit, container.NewHBox(send, cancel))
 }
 
@@ -112,14 +106,6 @@ func (v *messageView) changed() {
 		v.act.changed()
 	}
 }
-
-// The titles of the errors of the message actions.
-const (
-	textResendFailed     = "Could not send the edited message"
-	textRegenerateFailed = "Could not answer again"
-	textContinueFailed   = "Could not continue the answer"
-	textDeleteFailed     = "Could not delete the message"
-)
 
 // isLast reports whether m is the chat's last message.
 func (p *chatPane) isLast(m *msgState) bool {
@@ -134,21 +120,21 @@ func (p *chatPane) resend(m *msgState, text string) {
 		p.sendText(text)
 		return
 	}
-	p.action(textResendFailed, func(s *session) error {
+	p.action(lang.L("Could not send the edited message"), func(s *session) error {
 		return p.u.b.Resend(p.u.ctx, s.info.ID, m.ID, text)
 	})
 }
 
 // regenerate answers the question of answer m again.
 func (p *chatPane) regenerate(m *msgState) {
-	p.action(textRegenerateFailed, func(s *session) error {
+	p.action(lang.L("Could not answer again"), func(s *session) error {
 		return p.u.b.Regenerate(p.u.ctx, s.info.ID, m.ID)
 	})
 }
 
 // resume asks the model to continue answer m.
 func (p *chatPane) resume(m *msgState) {
-	p.action(textContinueFailed, func(s *session) error {
+	p.action(lang.L("Could not continue the answer"), func(s *session) error {
 		return p.u.b.Continue(p.u.ctx, s.info.ID, m.ID)
 	})
 }
@@ -198,7 +184,7 @@ func (p *chatPane) remove(m *msgState) {
 		}
 		c, lerr := u.b.Chat(id)
 		return func() {
-			u.showError(textDeleteFailed, err)
+			u.showError(lang.L("Could not delete the message"), err)
 			if lerr == nil {
 				s.loaded = false
 				u.chatLoaded(s, c, nil)
