@@ -77,10 +77,13 @@
 //
 // The message actions start turns the same way (actions.go): Resend
 // replaces a user message and answers it, Regenerate answers a user message
-// again (a retry after an error is a regeneration: the question is not
-// recorded twice), Continue extends a stopped or cut answer, and
-// DeleteMessage removes one message. Messages have IDs; what Resend and
-// Regenerate replace is kept in the chat's Branches. RecallDone also lists
+// again (the window's Retry is a regeneration: the question is not
+// recorded twice; Agent.Retry asks again keeping the failed answer),
+// Continue extends a stopped, cut or interrupted answer, and DeleteMessage
+// removes one message. They write through the same locked merge as every
+// turn (chatfile.go): what Resend and Regenerate replace is kept in the
+// chat's Branches, what DeleteMessage removes is listed in Chat.Deleted, and
+// another writer's copy of the chat does not bring either back. RecallDone also lists
 // the pinned memories that go into the prompt, which are marked used with
 // the recalled ones.
 //
