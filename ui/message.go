@@ -137,6 +137,7 @@ type messageView struct {
 	editB, regenB, contB, delB *widget.Button
 	lastText                   string
 	pending                    bool
+	reasoned                   bool // the body was drawn with reasoning there (no "Thinking…")
 	rendered                   bool
 	chrome                     string // what the parts around the body were built from
 }
@@ -170,7 +171,8 @@ func (v *messageView) chromeKey() string {
 // refreshed and the caller lays it out (see chatPane.refresh).
 func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
-	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
+	reasoned := m.Reasoning != ""
+	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
 		switch {
 		case m.pending && m.Text == "" && m.Reasoning == "":
 			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
@@ -181,7 +183,7 @@ func (v *messageView) update() (bodyOnly bool) {
 		default:
 			v.md.set(m.Text, !m.pending)
 		}
-		v.lastText, v.pending, v.rendered = m.Text, m.pending, true
+		v.lastText, v.pending, v.reasoned, v.rendered = m.Text, m.pending, reasoned, true
 	}
 	if m.Reasoning != "" || m.thinking {
 		if v.thought == nil {
