@@ -439,10 +439,10 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("send: the message is empty")
 	}
-	if _, err := a.chats.get(chatID); err != nil {
+	if err := a.start(ctx, chatID, a.appendUser(text)); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
-	return a.start(ctx, "send", chatID, text, false)
+	return nil
 }
 
 // Retry asks again for the answer to the chat's last user message, after
@@ -452,15 +452,15 @@ func (a *Agent) Send(ctx context.Context, chatID, text string) error {
 // model. The error is for an unknown chat, a chat whose last message is
 // not such an answer, a turn already running, or a closed agent.
 func (a *Agent) Retry(ctx context.Context, chatID string) error {
-	c, err := a.chats.get(chatID)
-	if err != nil {
-		return fmt.Errorf("retry: %w", err)
+	st := func(c *Chat, ts *turnState) (TurnStarted, error) {
+		n, u := len(c.Messages), lastUser(c.Messages)
+		if u < 0 || u < n-1 && !failed(c.Messages[n-1]) {
+			return TurnStarted{}, errors.New("the chat's last answer did not fail")
+		}
+		ts.userID = c.Messages[u].ID
+		return TurnStarted{Text: c.Messages[u].Text}, nil
 	}
-	n, u := len(c.Messages), lastUser(c.Messages)
-	if u < 0 || u < n-1 && !failed(c.Messages[n-1]) {
-		return errors.New("retry: the chat's last answer did not fail")
-	}
-	return a.start(ctx, "retry", chatID, c.Messages[u].Text, true)
+	return a.check(ctx, "retry", chatID, st)
 }
 
 // failed reports an answer that Retry may ask again.
@@ -468,15 +468,19 @@ func failed(m Message) bool {
 	return m.Role == RoleAssistant && (m.Err != "" || m.Interrupted || m.Stopped)
 }
 
-// start runs a turn on its own goroutine.
-func (a *Agent) start(ctx context.Context, op, chatID, text string, retry bool) error {
+// start runs the turn that st prepares on its own goroutine, unless the
+// chat is unknown, runs a turn already or the agent is closed.
+func (a *Agent) start(ctx context.Context, chatID string, st starter) error {
+	if _, err := a.chats.get(chatID); err != nil {
+		return err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return fmt.Errorf("%s: %w", op, errClosed)
+		return errClosed
 	}
 	if _, ok := a.running[chatID]; ok {
-		return fmt.Errorf("%s: %w", op, ErrTurnRunning)
+		return ErrTurnRunning
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	stopWithAgent := context.AfterFunc(a.ctx, cancel)
@@ -488,7 +492,7 @@ func (a *Agent) start(ctx context.Context, op, chatID, text string, retry bool) 
 			cancel()
 			a.done()
 		}()
-		a.turn(tctx, chatID, text, retry)
+		a.turn(tctx, chatID, st)
 	}()
 	return nil
 }
@@ -571,11 +575,11 @@ func (a *Agent) emit(e Event) { a.events.emit(e) }
 
 // finishTurn removes the chat's turn from the running set, so the next Send
 // is accepted, and then reports TurnDone.
-func (a *Agent) finishTurn(chatID string, usage Usage, err error, interrupted bool) {
+func (a *Agent) finishTurn(chatID string, usage Usage, err error, cut, interrupted bool) {
 	a.mu.Lock()
 	delete(a.running, chatID)
 	a.mu.Unlock()
-	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, At: a.now(), Interrupted: interrupted})
+	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, Cut: cut, At: a.now(), Interrupted: interrupted})
 }
 
 // recall runs auto-recall for a turn over the global store and the chat's

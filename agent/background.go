@@ -138,7 +138,7 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 			return false
 		}
 		msgs := append([]Message(nil), c.Messages[:at]...)
-		msgs = append(msgs, Message{Role: RoleSummary, Text: summary, Time: a.now()})
+		msgs = append(msgs, Message{ID: newMessageID(), Role: RoleSummary, Text: summary, Time: a.now()})
 		c.Messages = append(msgs, c.Messages[at:]...)
 		return true
 	})

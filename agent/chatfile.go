@@ -110,11 +110,31 @@ func readChatFile(path string) (Chat, error) {
 }
 
 // mergeChat is mine, the chat as this process has it, with the messages of
-// disk that it lacks; of the chat's settings, mine win, but a title is
-// not given up and the last update counts.
+// disk that it lacks, less those that either side removed (deleted, or
+// kept in a branch by an edit or a regeneration); the branches and
+// deletions of both are kept. Of the chat's settings, mine win, but a
+// title is not given up and the last update counts.
 func mergeChat(disk, mine Chat) Chat {
 	out := mine
-	out.Messages = mergeMessages(disk.Messages, mine.Messages)
+	gone := removed(disk)
+	for id := range removed(mine) {
+		gone[id] = true
+	}
+	keep := func(m Message) bool { return !gone[m.ID] }
+	out.Messages = mergeMessages(filter(disk.Messages, keep), filter(mine.Messages, keep))
+	out.Branches = slices.Clone(mine.Branches)
+	for _, b := range disk.Branches {
+		if !slices.ContainsFunc(out.Branches, func(o Branch) bool { return sameBranch(o, b) }) {
+			out.Branches = append(out.Branches, b)
+		}
+	}
+	slices.SortStableFunc(out.Branches, func(x, y Branch) int { return x.Time.Compare(y.Time) })
+	out.Deleted = slices.Clone(mine.Deleted)
+	for _, id := range disk.Deleted {
+		if !slices.Contains(out.Deleted, id) {
+			out.Deleted = append(out.Deleted, id)
+		}
+	}
 	if out.Title == "" {
 		out.Title = disk.Title
 	}
@@ -156,6 +176,38 @@ func mergeMessages(disk, mine []Message) []Message {
 		}
 		out = slices.Insert(out, pos, m)
 		index()
+	}
+	return out
+}
+
+// removed returns the IDs of the messages that c removed: those deleted
+// and those kept in its branches.
+func removed(c Chat) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range c.Deleted {
+		out[id] = true
+	}
+	for _, b := range c.Branches {
+		for _, m := range b.Messages {
+			out[m.ID] = true
+		}
+	}
+	return out
+}
+
+// sameBranch reports whether x and y are one branch (as two writers have it).
+func sameBranch(x, y Branch) bool {
+	return x.At == y.At && x.Time.Equal(y.Time) && len(x.Messages) == len(y.Messages) &&
+		(len(x.Messages) == 0 || x.Messages[0].ID == y.Messages[0].ID)
+}
+
+// filter returns the messages of msgs that keep accepts.
+func filter(msgs []Message, keep func(Message) bool) []Message {
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if keep(m) {
+			out = append(out, m)
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestMergeMessages(t *testing.T) {
@@ -52,5 +53,70 @@ func TestMergeMessages(t *testing.T) {
 	}
 	if got := ids(disk); !slices.Equal(got, []string{"a", "a'", "b", "b'", "c", "c'", "d", "d'"}) {
 		t.Errorf("four writers: %v", got)
+	}
+}
+
+// TestRemovalsSurviveAnotherWriter: a message deleted or replaced by an
+// edit in one process does not come back when another process, whose copy
+// still has it, writes the chat; and that process's new message is kept.
+func TestRemovalsSurviveAnotherWriter(t *testing.T) {
+	dir := t.TempDir()
+	a, err := loadChats(dir, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := a.create(true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID
+	add := func(cs *chatStore, ms ...Message) {
+		t.Helper()
+		if err := cs.update(id, func(c *Chat) bool { c.Messages = append(c.Messages, ms...); return true }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(a, Message{ID: "u1", Role: RoleUser, Text: "one"}, Message{ID: "a1", Role: RoleAssistant, ReplyTo: "u1"},
+		Message{ID: "u2", Role: RoleUser, Text: "two"}, Message{ID: "a2", Role: RoleAssistant, ReplyTo: "u2"})
+	b, err := loadChats(dir, time.Now) // the other process, with all four
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// a deletes a1 and branches off u2 and a2 (an edit of u2).
+	if err := a.update(id, func(c *Chat) bool {
+		c.Messages = slices.Delete(slices.Clone(c.Messages), 1, 2)
+		c.Deleted = append(c.Deleted, "a1")
+		branchOff(c, 1, time.Now())
+		c.Messages = append(c.Messages, Message{ID: "u2b", Role: RoleUser, Text: "two, edited"})
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	add(b, Message{ID: "a2b", Role: RoleAssistant, ReplyTo: "u2"}) // b still has a1, u2, a2
+
+	// b's answer replies to u2, which the edit replaced: it is kept, after
+	// the last message before it that is still there.
+	want := []string{"u1", "a2b", "u2b"}
+	for name, cs := range map[string]*chatStore{"file": nil, "b": b} {
+		var c Chat
+		if cs == nil {
+			c, err = readChatFile(a.path(id))
+		} else {
+			c, err = cs.get(id)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range c.Messages {
+			got = append(got, m.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: messages %v, want %v", name, got, want)
+		}
+		if len(c.Branches) != 1 || len(c.Branches[0].Messages) != 2 || !slices.Contains(c.Deleted, "a1") {
+			t.Errorf("%s: branches %+v, deleted %v", name, c.Branches, c.Deleted)
+		}
 	}
 }

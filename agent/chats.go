@@ -47,6 +47,12 @@ type ChatInfo struct {
 type Chat struct {
 	ChatInfo
 	Messages []Message `json:"messages"`
+	// Branches are the parts of the chat that an edit or a regeneration
+	// replaced, oldest first (see Agent.Resend).
+	Branches []Branch `json:"branches,omitempty"`
+	// Deleted are the IDs of messages that DeleteMessage removed, so that
+	// merging with another writer's copy does not bring them back.
+	Deleted []string `json:"deleted,omitempty"`
 }
 
 // Message is one message of a chat.
@@ -59,6 +65,7 @@ type Message struct {
 	Text     string        `json:"text"`
 	Time     time.Time     `json:"time"`
 	Recalled []RecalledHit `json:"recalled,omitempty"` // the memories recalled for this answer
+	Pinned   []RecalledHit `json:"pinned,omitempty"`   // the pinned memories in its prompt
 	Tools    []ToolRecord  `json:"tools,omitempty"`    // the tools this answer called
 	Err      string        `json:"err,omitempty"`      // the turn failed: why
 	Stopped  bool          `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
@@ -72,7 +79,8 @@ type Message struct {
 	// the model finished, or went silent): Text is partial, it is not sent
 	// back to the model nor distilled, and Retry asks again.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// Cut marks an answer cut at Config.MaxAnswerBytes.
+	// Cut marks an answer cut at Config.MaxAnswerBytes or at the model's
+	// output limit; Continue may go on with it.
 	Cut bool `json:"cut,omitempty"`
 }
 
@@ -202,6 +210,8 @@ func (cs *chatStore) get(id string) (Chat, error) {
 	}
 	out := *c
 	out.Messages = append([]Message(nil), c.Messages...)
+	out.Branches = append([]Branch(nil), c.Branches...)
+	out.Deleted = append([]string(nil), c.Deleted...)
 	return out, nil
 }
 
@@ -260,13 +270,11 @@ func (cs *chatStore) persist(c Chat, ver uint64) error {
 		return fmt.Errorf("save chat %s: %w", c.ID, err)
 	}
 	cs.written[c.ID] = ver
-	if len(merged.Messages) > len(c.Messages) {
-		cs.mu.Lock()
-		if m := cs.chats[c.ID]; m != nil {
-			m.Messages = mergeMessages(merged.Messages, m.Messages)
-		}
-		cs.mu.Unlock()
+	cs.mu.Lock()
+	if m := cs.chats[c.ID]; m != nil {
+		*m = mergeChat(merged, *m)
 	}
+	cs.mu.Unlock()
 	return nil
 }
 

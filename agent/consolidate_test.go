@@ -327,6 +327,8 @@ func TestChatFileKeepsReferencesNotText(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	e := addMemory(t, st, memory.Entry{Kind: memory.KindFact, Text: "The user's cat is called Whiskerface.", Source: memory.SourceUser})
+	pin := addMemory(t, st, memory.Entry{Kind: memory.KindPreference, Text: "Answer in short sentences, please.",
+		Source: memory.SourceUser, Pinned: true})
 	id := h.newChat()
 	h.turn(id, "what is my cat Whiskerface called again?")
 	h.a.Wait()
@@ -346,5 +348,11 @@ func TestChatFileKeepsReferencesNotText(t *testing.T) {
 	}
 	if r := c.Messages[len(c.Messages)-1].Recalled; len(r) != 1 || r[0].Entry.Text != e.Text {
 		t.Errorf("Chat does not resolve the recalled memory: %+v", r)
+	}
+	if strings.Contains(string(data), pin.Text) {
+		t.Errorf("the chat file copies the pinned memory's text:\n%s", data)
+	}
+	if p := c.Messages[len(c.Messages)-1].Pinned; len(p) != 1 || p[0].Entry.Text != pin.Text {
+		t.Errorf("Chat does not resolve the pinned memory: %+v", p)
 	}
 }

@@ -75,6 +75,18 @@
 // gives context.DeadlineExceeded); the partial answer stays in the chat
 // marked Stopped and is not distilled.
 //
+// The message actions start turns the same way (actions.go): Resend
+// replaces a user message and answers it, Regenerate answers a user message
+// again (the window's Retry is a regeneration: the question is not
+// recorded twice; Agent.Retry asks again keeping the failed answer),
+// Continue extends a stopped, cut or interrupted answer, and DeleteMessage
+// removes one message. They write through the same locked merge as every
+// turn (chatfile.go): what Resend and Regenerate replace is kept in the
+// chat's Branches, what DeleteMessage removes is listed in Chat.Deleted, and
+// another writer's copy of the chat does not bring either back. RecallDone also lists
+// the pinned memories that go into the prompt, which are marked used with
+// the recalled ones.
+//
 // # Events
 //
 // Events returns the one event channel. Delivery rules:
@@ -103,8 +115,8 @@
 //
 // Every method of Agent is safe to call from any goroutine. Apart from
 // Models, Wait and Close, none waits for the network or for a turn, so the UI
-// goroutine may call them: Send, Retry, Cancel, Running, Chats, Chat, Config and
-// Events return at once; NewChat, RenameChat, DeleteChat, SetAutoRecall,
+// goroutine may call them: Send, Retry, Resend, Regenerate, Continue, Cancel, Running, Chats, Chat, Config and
+// Events return at once; NewChat, RenameChat, DeleteChat, DeleteMessage, SetAutoRecall,
 // SetProject and SetConfig write one small file; Instructions reads an
 // AGENTS.md, and Memory may open a project's store file. Models asks the
 // endpoint for its models: call it off the UI goroutine. Wait blocks until

@@ -32,17 +32,29 @@ type RecalledHit struct {
 	Scope Scope
 }
 
-// TurnStarted opens a turn: the user's message has been recorded.
+// TurnStarted opens a turn: the user's message has been recorded. Text is
+// the message the turn answers. A turn of Send adds the user's message
+// (UserID) and an answer (AnswerID) at the end of the chat; Resend first
+// drops the messages from Replaces on (the edited message and those after
+// it), Regenerate those from Replaces on (the answer and those after it) and
+// adds no user message; Continue adds nothing: the deltas extend the answer
+// Continues (= AnswerID).
 type TurnStarted struct {
-	ChatID string
-	Text   string
+	ChatID    string
+	Text      string
+	UserID    string // the new user message, "" when the turn adds none
+	AnswerID  string // the answer the turn writes
+	Replaces  string // the first message the turn replaces, if any
+	Continues string // the answer the turn continues, if any
 }
 
 // RecallDone carries the memories recalled for this turn (empty when nothing
-// matched, Skipped when the chat's auto-recall is off).
+// matched, Skipped when the chat's auto-recall is off) and the pinned
+// memories, which are in the prompt of every turn (Score 0, no Terms).
 type RecallDone struct {
 	ChatID  string
 	Hits    []RecalledHit
+	Pinned  []RecalledHit
 	Skipped bool
 }
 
@@ -118,6 +130,7 @@ type TurnDone struct {
 	ChatID      string
 	Usage       Usage
 	Err         error
+	Cut         bool // the answer stopped at Config.MaxAnswerBytes or the model's output limit
 	At          time.Time
 	Interrupted bool
 }

@@ -82,9 +82,13 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Mess
 		switch {
 		case m.Role == RoleUser:
 			msgs = append(msgs, llm.Message{Role: "user", Content: m.Text})
-		case m.Role == RoleAssistant && m.Text != "" && !m.Interrupted:
+		case m.Role == RoleAssistant && m.Text != "" && (!m.Interrupted || m.ID == ts.answerID):
+			// an interrupted answer is sent only to be continued
 			msgs = append(msgs, llm.Message{Role: "assistant", Content: m.Text})
 		}
+	}
+	if ts.prefix != "" {
+		msgs = append(msgs, llm.Message{Role: "user", Content: continueInstruction})
 	}
 	return msgs
 }

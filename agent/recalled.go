@@ -17,13 +17,15 @@ type recalledRef struct {
 	Chunk  int         `json:"chunk,omitempty"`
 	Offset int         `json:"offset,omitempty"`
 	Terms  []string    `json:"terms,omitempty"`
+	// Earlier are those of Terms that only earlier messages matched.
+	Earlier []string `json:"earlier,omitempty"`
 }
 
 // MarshalJSON writes the hit as a reference to its memory, without the
 // memory's text (see Agent.Chat, which resolves it again).
 func (h RecalledHit) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recalledRef{ID: h.Entry.ID, Kind: h.Entry.Kind, Scope: h.Scope, Score: h.Score,
-		Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms})
+		Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms, Earlier: h.Earlier})
 }
 
 // UnmarshalJSON reads a reference, or a hit of an older chat file that
@@ -53,11 +55,11 @@ func (h *RecalledHit) UnmarshalJSON(b []byte) error {
 			legacy.Terms, legacy.Scope
 	}
 	*h = RecalledHit{Hit: memory.Hit{Entry: memory.Entry{ID: ref.ID, Kind: ref.Kind}, Score: ref.Score,
-		Chunk: ref.Chunk, Offset: ref.Offset, Terms: ref.Terms}, Scope: ref.Scope}
+		Chunk: ref.Chunk, Offset: ref.Offset, Terms: ref.Terms, Earlier: ref.Earlier}, Scope: ref.Scope}
 	return nil
 }
 
-// resolveRecalled fills the recalled memories of a chat's messages from
+// resolveRecalled fills the recalled (and pinned) memories of a chat's messages from
 // the stores (their current version, history included); a memory that was
 // forgotten keeps only its ID and kind.
 func (a *Agent) resolveRecalled(c Chat) Chat {
@@ -69,12 +71,12 @@ func (a *Agent) resolveRecalled(c Chat) Chat {
 			p.mu.Unlock()
 		}
 	}
-	for i, m := range c.Messages {
-		if len(m.Recalled) == 0 {
-			continue
+	resolve := func(in []RecalledHit) []RecalledHit {
+		if len(in) == 0 {
+			return in
 		}
-		hits := make([]RecalledHit, len(m.Recalled))
-		for j, h := range m.Recalled {
+		hits := make([]RecalledHit, len(in))
+		for j, h := range in {
 			ss := a.global
 			if h.Scope == ScopeProject {
 				ss = proj
@@ -86,7 +88,11 @@ func (a *Agent) resolveRecalled(c Chat) Chat {
 			}
 			hits[j] = h
 		}
-		c.Messages[i].Recalled = hits
+		return hits
+	}
+	for i, m := range c.Messages {
+		c.Messages[i].Recalled = resolve(m.Recalled)
+		c.Messages[i].Pinned = resolve(m.Pinned)
 	}
 	return c
 }

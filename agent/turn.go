@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,43 +15,43 @@ import (
 type turnState struct {
 	chatID    string
 	userID    string // the ID of the user message answered
+	answerID  string // the ID of the answer message
+	prefix    string // the text of the answer this turn continues, if any
 	project   *projectState
 	hits      []RecalledHit
+	pinned    []RecalledHit
 	answer    strings.Builder
 	reasoning strings.Builder
 	thinking  time.Duration // the turn's thinking time so far
 	thinkFrom time.Time     // when the current stretch of thinking began; zero when not thinking
 	tools     []ToolRecord
 	usage     Usage
-	cut       bool         // the answer was cut at Config.MaxAnswerBytes
+	cut       bool         // the answer was cut at Config.MaxAnswerBytes or the model's output limit
 	saved     <-chan error // the write of the user's message
 }
 
 // maxRetryWait caps the wait a Retry-After header asks for.
 const maxRetryWait = 60 * time.Second
 
-// turn runs one turn; it always ends with TurnDone. With retry, text is
-// the chat's last user message, already recorded, whose answer is asked
-// for again.
-func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
+// turn runs one turn that start prepares (Send's appends the user's
+// message); it always ends with TurnDone.
+func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	cfg := a.Config()
-	ts := &turnState{chatID: chatID}
+	ts := &turnState{chatID: chatID, answerID: newMessageID()}
+	var started TurnStarted
+	var serr error
 	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
-		if c.Title == "" {
-			c.Title = titleFrom(text)
-		}
-		if !retry {
-			c.Messages = append(c.Messages, Message{Role: RoleUser, Text: text, Time: a.now()})
-		}
-		return true
+		started, serr = start(c, ts)
+		return serr == nil
 	})
+	if err == nil {
+		err = serr
+	}
 	if err != nil {
-		a.finishTurn(chatID, Usage{}, err, false)
+		a.finishTurn(chatID, Usage{}, err, false, false)
 		return
 	}
-	if u := lastUser(chat.Messages); u >= 0 {
-		ts.userID = chat.Messages[u].ID
-	}
+	text := started.Text
 	// The file write goes on beside recall and the request; the answer's
 	// write at the end of the turn never loses to it, and endTurn reports
 	// a failure before TurnDone.
@@ -64,7 +65,8 @@ func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 	} else {
 		saved <- nil // closing: the turn ends at once
 	}
-	a.emit(TurnStarted{ChatID: chatID, Text: text})
+	started.ChatID, started.AnswerID = chatID, ts.answerID
+	a.emit(started)
 	if chat.Project != "" {
 		p, err := a.project(chat.Project)
 		if err != nil {
@@ -72,23 +74,28 @@ func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 		}
 		ts.project = p
 	}
-	if chat.AutoRecall {
-		// A copy: chat is being written to its file meanwhile. A retry
-		// recalls as the first time did, with the message last.
+	ts.pinned = a.pinnedInPrompt(ts.project)
+	switch {
+	case ts.prefix != "": // a continuation keeps the memories of the answer it continues
+		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
+	case chat.AutoRecall:
+		// A copy: chat is being written to its file meanwhile. The recall
+		// sees the chat up to the message answered, as the first time did
+		// when the answer is asked for again.
 		asked := chat
-		if retry {
-			asked.Messages = chat.Messages[:lastUser(chat.Messages)+1]
+		if u := slices.IndexFunc(chat.Messages, func(m Message) bool { return m.ID == ts.userID }); u >= 0 {
+			asked.Messages = chat.Messages[:u+1]
 		}
 		ts.hits = a.recall(asked, text, ts.project, cfg)
-		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits})
-	} else {
-		a.emit(RecallDone{ChatID: chatID, Skipped: true})
+		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
+	default:
+		a.emit(RecallDone{ChatID: chatID, Pinned: ts.pinned, Skipped: true})
 	}
 	err = a.converse(ctx, cfg, ts)
 	a.endTurn(ctx, cfg, ts, text, err)
 	// Bookkeeping after TurnDone: it rewrites the store file.
-	if len(ts.hits) > 0 {
-		a.markUsed(ts.hits, ts.project)
+	if used := append(slices.Clip(ts.hits), ts.pinned...); len(used) > 0 {
+		a.markUsed(used, ts.project)
 	}
 	a.global.pinnedEntries() // refresh the cache for the next turn
 	if ts.project != nil {
@@ -99,8 +106,9 @@ func (a *Agent) turn(ctx context.Context, chatID, text string, retry bool) {
 // endTurn saves the answer (complete, partial or failed) and reports the
 // end of the turn; after a completed turn it starts distillation.
 func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user string, err error) {
-	msg := Message{ReplyTo: ts.userID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(), Recalled: ts.hits,
-		Tools: ts.tools, Reasoning: ts.reasoning.String(), ThinkingTime: ts.thinking, Cut: ts.cut}
+	msg := Message{ID: ts.answerID, ReplyTo: ts.userID, Role: RoleAssistant, Text: ts.answer.String(), Time: a.now(),
+		Recalled: ts.hits, Pinned: ts.pinned, Tools: ts.tools, Reasoning: ts.reasoning.String(),
+		ThinkingTime: ts.thinking, Cut: ts.cut}
 	if ts.usage != (Usage{}) {
 		u := ts.usage
 		msg.Usage = &u
@@ -123,13 +131,13 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 	}
 	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
 		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
-			c.Messages = append(c.Messages, msg)
+			c.Messages = putAnswer(c.Messages, msg, ts.prefix != "")
 			return true
 		}); serr != nil && err == nil {
 			err = serr
 		}
 	}
-	a.finishTurn(ts.chatID, ts.usage, err, msg.Interrupted)
+	a.finishTurn(ts.chatID, ts.usage, err, ts.cut, msg.Interrupted)
 	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
@@ -169,6 +177,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		}
 		if len(reply.ToolCalls) == 0 {
 			if reply.Finish == "length" {
+				ts.cut = true
 				a.emit(Notice{ChatID: ts.chatID, Text: "The answer was cut off at the model's output limit."})
 			} else if ts.answer.Len() == 0 && len(ts.tools) == 0 {
 				return errNoAnswer(ts.reasoning.Len() > 0)
@@ -256,7 +265,8 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	if tools {
 		req.Tools = toolDefs
 	}
-	sep, rsep := ts.answer.Len() > 0, ts.reasoning.Len() > 0
+	// a continuation goes on where the answer stopped
+	sep, rsep := ts.answer.Len() > len(ts.prefix), ts.reasoning.Len() > 0
 	streamed := false
 	reply, err := a.complete(ctx, cv.client, req, ts.chatID, func(d llm.Delta) {
 		streamed = true

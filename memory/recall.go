@@ -32,6 +32,9 @@ type Hit struct {
 	Chunk  int
 	Offset int
 	Terms  []string
+	// Earlier are those of Terms that only the earlier messages matched,
+	// not the message itself.
+	Earlier []string
 }
 
 // RecallOptions tunes one recall. Zero values mean the defaults.
@@ -163,7 +166,8 @@ func (x *Index) Search(query string, history []string, opts RecallOptions) []Hit
 	}
 	hits := make([]Hit, len(found))
 	for i, h := range found {
-		hits[i] = Hit{Entry: x.entries[h.ID], Score: h.Score, Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms}
+		hits[i] = Hit{Entry: x.entries[h.ID], Score: h.Score, Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms,
+			Earlier: h.Earlier}
 	}
 	return hits
 }

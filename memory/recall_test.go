@@ -325,3 +325,23 @@ func TestSearchEmpty(t *testing.T) {
 		t.Errorf("empty query gives %v", hitIDs(hits))
 	}
 }
+
+func TestSearchSaysWhichTermsCameFromHistory(t *testing.T) {
+	ix := newTestIndex(memory.KindFact, "Deploys go through the blue-green pipeline; never push to prod directly.")
+	hits := ix.Search("push it to prod", []string{"how should I deploy the new release to prod?"}, memory.RecallOptions{})
+	if len(hits) != 1 {
+		t.Fatalf("got %v, want the deploy memory", hitIDs(hits))
+	}
+	h := hits[0]
+	if !slices.Contains(h.Terms, "deploy") || !slices.Contains(h.Earlier, "deploy") {
+		t.Errorf("Terms %q, Earlier %q: want deploy in both (only the history has it)", h.Terms, h.Earlier)
+	}
+	for _, w := range []string{"push", "prod"} {
+		if !slices.Contains(h.Terms, w) || slices.Contains(h.Earlier, w) {
+			t.Errorf("Terms %q, Earlier %q: want %s among the terms and not earlier (the message has it)", h.Terms, h.Earlier, w)
+		}
+	}
+	if hits := ix.Search("push it to prod", nil, memory.RecallOptions{}); len(hits) != 1 || hits[0].Earlier != nil {
+		t.Errorf("without history Earlier = %q", hits[0].Earlier)
+	}
+}

@@ -61,14 +61,7 @@ func newAgentHarness(t *testing.T, prepare func(ah *agentHarness)) *agentHarness
 // ask sends text from the message box and waits for the answer to end.
 func (ah *agentHarness) ask(text string) *msgState {
 	ah.t.Helper()
-	test.Type(ah.u.pane.input, text)
-	pressReturn(ah.u.pane.input, false)
-	ah.waitFor("the answer", func() bool {
-		s := ah.u.currentSession()
-		a := s.lastAnswer()
-		return !s.busy && a != nil && !a.pending
-	})
-	return ah.u.currentSession().lastAnswer()
+	return ah.send(text)
 }
 
 func TestAgentStreamsAnswer(t *testing.T) {
@@ -179,5 +172,90 @@ func TestAgentEndpointErrorShown(t *testing.T) {
 	})
 	if b := ah.u.currentSession().lastAnswer(); b.Text != "Echo: hello" || b.Err != "" {
 		t.Fatalf("the retry answered %q (error %q)", b.Text, b.Err)
+	}
+	// The question is asked again, not repeated: the model gets it once,
+	// the chat and the window hold it once.
+	reqs := ah.srv.Requests()
+	var users []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if len(users) != 1 {
+		t.Errorf("the retry sent the user messages %q", users)
+	}
+	if c, _ := ah.ag.Chat(ah.u.current); len(c.Messages) != 2 || len(c.Branches) != 1 {
+		t.Errorf("the chat holds %d messages and %d branches, want the question, the answer and the failed branch",
+			len(c.Messages), len(c.Branches))
+	}
+	if got := messageTexts(ah.u.currentSession()); len(got) != 2 || len(ah.u.pane.views) != 2 {
+		t.Errorf("the window shows %q", got)
+	}
+}
+
+func TestAgentRegenerateAndEdit(t *testing.T) {
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		ah.srv.Push(agenttest.Reply{Text: "First answer."}, agenttest.Reply{Text: "Second answer."})
+	})
+	ah.ask("What is Engram?")
+	test.Tap(ah.u.pane.views[1].regenB)
+	a := ah.turnEnded()
+	if a.Text != "Second answer." || len(ah.u.pane.views) != 2 {
+		t.Fatalf("regenerated %q with %d messages shown", a.Text, len(ah.u.pane.views))
+	}
+	v := ah.u.pane.views[0]
+	test.Tap(v.editB)
+	v.edit.SetText("What is Engram, briefly?")
+	pressReturn(v.edit, false)
+	b := ah.turnEnded()
+	if b.Text != "Echo: What is Engram, briefly?" {
+		t.Fatalf("the edited question got %q", b.Text)
+	}
+	c, err := ah.ag.Chat(ah.u.current)
+	if err != nil || len(c.Messages) != 2 || c.Messages[0].Text != "What is Engram, briefly?" || len(c.Branches) != 2 {
+		t.Fatalf("the chat holds %+v and %d branches (%v)", c.Messages, len(c.Branches), err)
+	}
+	if got := messageTexts(ah.u.currentSession()); strings.Join(got, "|") !=
+		"user: What is Engram, briefly?|assistant: Echo: What is Engram, briefly?" {
+		t.Fatalf("the window shows %q", got)
+	}
+}
+
+func TestAgentContinueCutAnswer(t *testing.T) {
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		ah.srv.Push(agenttest.Reply{Text: "Step one,", Finish: "length"}, agenttest.Reply{Text: " step two."})
+	})
+	a := ah.ask("List the steps")
+	v := ah.u.pane.views[1]
+	if !a.Cut || v.contB == nil {
+		t.Fatalf("the cut answer (cut %v) offers no Continue", a.Cut)
+	}
+	test.Tap(v.contB)
+	b := ah.turnEnded()
+	if b != a || b.Text != "Step one, step two." {
+		t.Fatalf("continued to %q", b.Text)
+	}
+	if c, _ := ah.ag.Chat(ah.u.current); len(c.Messages) != 2 || c.Messages[1].Text != "Step one, step two." {
+		t.Fatalf("the chat holds %+v", c.Messages)
+	}
+}
+
+func TestAgentDisclosureShowsPinned(t *testing.T) {
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		st, err := ah.ag.Memory(agent.ScopeGlobal, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.Add(memory.Entry{Kind: memory.KindPreference, Text: "Answer in Chinese", Pinned: true,
+			Source: memory.SourceUser}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ah.ask("hello")
+	view := ah.u.pane.views[1]
+	test.Tap(button(t, view.root, "No memories recalled · 1 pinned"))
+	if !strings.Contains(shownText(view.root), "Answer in Chinese") {
+		t.Errorf("the disclosure does not list the pinned memory:\n%s", shownText(view.root))
 	}
 }

@@ -9,11 +9,19 @@ import (
 
 // Backend is what the window needs from the agent. *agent.Agent satisfies it;
 // tests use a fake. Every method may do disk or network work, so the UI calls
-// them off the UI goroutine, except Events, Config, ConfigSources, Chats and
-// RecentProjects, which only read memory.
+// them off the UI goroutine, except Events, Config, ConfigSources, Chats,
+// SearchChats and RecentProjects, which only read memory.
 type Backend interface {
 	Events() <-chan agent.Event
 	Send(ctx context.Context, chatID, text string) error
+	// The message actions (see agent.Agent.Resend): like Send, they
+	// start a turn and return at once.
+	Resend(ctx context.Context, chatID, msgID, text string) error
+	Regenerate(ctx context.Context, chatID, msgID string) error
+	Continue(ctx context.Context, chatID, msgID string) error
+	DeleteMessage(chatID, msgID string) error
+	// SearchChats finds query in the chats' titles and messages.
+	SearchChats(query string, limit int) []ChatMatch
 	Cancel(chatID string)
 	Chats() []ChatInfo
 	NewChat() (ChatInfo, error)
@@ -42,4 +50,5 @@ type (
 	Message          = agent.Message
 	ToolRecord       = agent.ToolRecord
 	InstructionsInfo = agent.InstructionsInfo
+	ChatMatch        = agent.ChatMatch
 )

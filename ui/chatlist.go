@@ -1,23 +1,24 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
-// chatList is the left column: New chat and the chats, newest first, each
-// with a menu to rename or delete it.
+// chatList is the left column: New chat, the chat search, and the chats,
+// newest first, each with a menu to rename or delete it.
 type chatList struct {
-	u    *UI
-	list *widget.List
-	root fyne.CanvasObject
-	sel  int // the selected row, -1 for none
+	u      *UI
+	list   *widget.List
+	search *chatSearch
+	root   fyne.CanvasObject
+	sel    int // the selected row, -1 for none
 }
 
 func newChatList(u *UI) *chatList {
@@ -51,49 +52,32 @@ func newChatList(u *UI) *chatList {
 			u.selectChat(u.chats[i].ID)
 		}
 	}
-	add := widget.NewButtonWithIcon("New chat", theme.ContentAddIcon(), u.newChat)
+	add := widget.NewButtonWithIcon(lang.L("New chat"), theme.ContentAddIcon(), u.newChat)
 	add.Alignment = widget.ButtonAlignLeading
-	l.root = container.NewBorder(container.NewPadded(add), nil, nil, nil, l.list)
+	l.search = newChatSearch(u)
+	top := container.NewVBox(container.NewPadded(add), container.NewPadded(l.search.entry))
+	l.root = container.NewBorder(top, nil, nil, nil, container.NewStack(l.list, l.search.box))
 	return l
 }
 
 // chatTitle is the title to show for c.
 func chatTitle(c ChatInfo) string {
 	if c.Title == "" {
-		return "New chat"
+		return lang.L("New chat")
 	}
 	return c.Title
 }
 
 // chatCaption says when c was last active and its project.
 func chatCaption(c ChatInfo, now time.Time) string {
-	s := ago(c.Updated, now)
+	var s string
+	if !c.Updated.IsZero() {
+		s = since(c.Updated, now)
+	}
 	if c.Project != "" {
 		s += " · " + baseName(c.Project)
 	}
 	return s
-}
-
-// ago is a short relative time: "just now", "5 min ago", "3 h ago",
-// "yesterday", or a date.
-func ago(t, now time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d.Hours()))
-	case d < 48*time.Hour:
-		return "yesterday"
-	case t.Year() == now.Year():
-		return t.Format("Jan 2")
-	}
-	return t.Format("Jan 2, 2006")
 }
 
 // refresh redraws the list and keeps the current chat selected.
@@ -120,8 +104,8 @@ func (l *chatList) selectID(id string) {
 // menu shows Rename and Delete for chat c.
 func (l *chatList) menu(c ChatInfo, at fyne.CanvasObject) {
 	menu := fyne.NewMenu("",
-		fyne.NewMenuItem("Rename…", func() { l.rename(c) }),
-		fyne.NewMenuItem("Delete…", func() { l.remove(c) }),
+		fyne.NewMenuItem(lang.L("Rename…"), func() { l.rename(c) }),
+		fyne.NewMenuItem(lang.L("Delete…"), func() { l.remove(c) }),
 	)
 	cv := l.u.w.Canvas()
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(at)
@@ -133,8 +117,8 @@ func (l *chatList) rename(c ChatInfo) {
 	e := widget.NewEntry()
 	e.SetText(chatTitle(c))
 	u := l.u
-	d := dialog.NewForm("Rename chat", "Rename", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("Title", e)}, func(ok bool) {
+	d := dialog.NewForm(lang.L("Rename chat"), lang.L("Rename"), lang.L("Cancel"),
+		[]*widget.FormItem{widget.NewFormItem(lang.L("Title"), e)}, func(ok bool) {
 			if !ok || e.Text == "" {
 				return
 			}
@@ -143,13 +127,14 @@ func (l *chatList) rename(c ChatInfo) {
 				err := u.b.RenameChat(c.ID, title)
 				return func() {
 					if err != nil {
-						u.showError("Could not rename the chat", err)
+						u.showError(lang.L("Could not rename the chat"), err)
 						return
 					}
 					u.changeInfo(c.ID, func(c *ChatInfo) { c.Title = title })
 				}
 			})
 		}, u.w)
+	submitOnEnter(d, e)
 	d.Resize(fyne.NewSize(420, d.MinSize().Height))
 	d.Show()
 	u.w.Canvas().Focus(e)
@@ -158,7 +143,8 @@ func (l *chatList) rename(c ChatInfo) {
 // remove deletes chat c after asking.
 func (l *chatList) remove(c ChatInfo) {
 	u := l.u
-	dialog.ShowConfirm("Delete chat", fmt.Sprintf("Delete “%s”? Its messages are removed; memories stay.", chatTitle(c)),
+	dialog.ShowConfirm(lang.L("Delete chat"), lang.L("Delete “{{.Title}}”? Its messages are removed; memories stay.",
+		map[string]any{"Title": chatTitle(c)}),
 		func(ok bool) {
 			if !ok {
 				return
@@ -167,7 +153,7 @@ func (l *chatList) remove(c ChatInfo) {
 				err := u.b.DeleteChat(c.ID)
 				return func() {
 					if err != nil {
-						u.showError("Could not delete the chat", err)
+						u.showError(lang.L("Could not delete the chat"), err)
 						return
 					}
 					u.chatDeleted(c.ID)

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -14,8 +15,9 @@ import (
 type chatPane struct {
 	u         *UI
 	s         *session
-	views     []*messageView
-	msgs      *fyne.Container
+	views     []*messageView // the views of the messages, nil for those never shown
+	ml        *msgList
+	msgs      *fyne.Container // the messages laid out, by ml
 	scroll    *container.Scroll
 	empty     fyne.CanvasObject
 	banner    *widget.Label
@@ -27,11 +29,15 @@ type chatPane struct {
 }
 
 func newChatPane(u *UI) *chatPane {
-	p := &chatPane{u: u, msgs: container.NewVBox()}
+	p := &chatPane{u: u}
+	p.ml = &msgList{p: p}
+	p.msgs = container.New(p.ml)
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
-	title := widget.NewLabelWithStyle("Ask anything — Engram remembers what matters.", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := captionLabel("Enter sends · Shift+Enter adds a line · Esc stops · " +
-		shortcutPrefix + "N new chat · " + shortcutPrefix + "F search memories")
+	p.scroll.OnScrolled = func(fyne.Position) { p.ml.place() }
+	title := widget.NewLabelWithStyle(lang.L("Ask anything — Engram remembers what matters."), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	hint := captionLabel(lang.L("Enter sends · Shift+Enter adds a line · Esc stops · {{.New}} new chat · {{.Memories}} search memories · {{.Chats}} search chats",
+		map[string]any{"New": shortcutName(fyne.KeyN),
+			"Memories": shortcutName(fyne.KeyF), "Chats": shortcutName(fyne.KeyK)}))
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")
@@ -46,13 +52,13 @@ func newChatPane(u *UI) *chatPane {
 	p.bannerBox.Hide()
 
 	p.input = newMessageEntry()
-	p.input.SetPlaceHolder("Message Engram…")
+	p.input.SetPlaceHolder(lang.L("Message Engram…"))
 	p.input.onSend = p.submit
 	p.input.onEscape = u.stop
 	p.input.onShortcut = u.shortcut
-	p.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), p.submit)
+	p.send = widget.NewButtonWithIcon(lang.L("Send"), theme.MailSendIcon(), p.submit)
 	p.send.Importance = widget.HighImportance
-	p.stopB = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), u.stop)
+	p.stopB = widget.NewButtonWithIcon(lang.L("Stop"), theme.MediaStopIcon(), u.stop)
 	p.stopB.Importance = widget.DangerImportance
 	p.stopB.Hide()
 	buttons := container.NewVBox(p.send, p.stopB)
@@ -70,59 +76,67 @@ func (p *chatPane) focus() { p.u.w.Canvas().Focus(p.input) }
 func (p *chatPane) show(s *session) {
 	p.s = s
 	p.views = nil
+	p.ml.reset()
 	p.msgs.Objects = nil
 	p.sync()
 	p.setBusy(s.busy)
 	p.follow(true)
 }
 
-// sync adds views for messages the pane does not show yet.
+// sync follows the session's messages: views of messages no longer there
+// go, new messages are added (their views are built when they come into
+// view).
 func (p *chatPane) sync() {
 	if p.s == nil {
 		return
 	}
 	p.setBusy(p.s.busy)
-	if len(p.views) == len(p.s.msgs) {
+	before := len(p.ml.msgs)
+	bottom := p.atBottom()
+	same := p.ml.sync(p.s.msgs)
+	if same == before && same == len(p.s.msgs) {
 		p.updateEmpty()
 		return
 	}
-	bottom := p.atBottom()
-	for i := len(p.views); i < len(p.s.msgs); i++ {
-		v := newMessageView(p.s.msgs[i], p.actions())
-		p.views = append(p.views, v)
-		p.msgs.Add(v.root)
+	if same > 0 {
+		if v := p.s.msgs[same-1].view; v != nil {
+			v.update() // it may no longer be the last: its actions change
+			p.ml.at[same-1] = 0
+		}
 	}
+	p.scroll.Refresh()
 	p.updateEmpty()
 	p.follow(bottom)
 }
 
 // refresh redraws message m. A streaming answer may redraw 30 times a
-// second and every refresh of the scroll measures all the messages, so the
-// scroll is refreshed once.
+// second, so when only its text changed the others are left alone, and
+// the scroll is refreshed only if the answer grew.
 func (p *chatPane) refresh(m *msgState) {
 	bottom := p.atBottom()
 	p.sync()
-	for i := len(p.views) - 1; i >= 0; i-- {
-		if v := p.views[i]; v.m == m {
-			if v.update() {
-				p.relayoutBody(v)
-			} else {
-				p.relayout()
-			}
-			p.toBottom(bottom)
-			return
-		}
+	i := p.ml.index(m)
+	if i < 0 || m.view == nil {
+		p.relayout()
+		p.toBottom(bottom)
+		return
 	}
-	p.relayout()
+	v := m.view
+	if v.update() {
+		p.relayoutBody(i, v)
+	} else {
+		p.relayout()
+	}
 	p.toBottom(bottom)
 }
 
-// relayoutBody lays out a message whose text alone changed without
-// refreshing the others (a streaming answer may redraw 30 times a second):
-// the scroll resizes its content if the messages grew, which lays out what
-// changed size; the message and its body are laid out in any case.
-func (p *chatPane) relayoutBody(v *messageView) {
-	p.scroll.Refresh()
+// relayoutBody lays out message i, whose text alone changed, without
+// refreshing the others: the scroll resizes its content if the message
+// grew; the message and its body are laid out in any case.
+func (p *chatPane) relayoutBody(i int, v *messageView) {
+	if p.ml.measure(i) {
+		p.scroll.Refresh()
+	}
 	v.root.Layout.Layout(v.root.Objects, v.root.Size())
 	v.body.Layout.Layout(v.body.Objects, v.body.Size())
 	canvas.Refresh(v.body)
@@ -130,17 +144,48 @@ func (p *chatPane) relayoutBody(v *messageView) {
 
 // relayout recomputes the messages' size after one of them changed.
 func (p *chatPane) relayout() {
+	p.ml.remeasure()
 	p.msgs.Refresh()
 	p.scroll.Refresh()
 }
 
 func (p *chatPane) actions() messageActions {
 	return messageActions{
-		copy:     p.u.copy,
-		retry:    p.retry,
-		settings: p.u.openSettings,
-		changed:  p.relayout,
+		clip:       clipboard{set: p.u.copy, later: p.u.later},
+		retry:      p.retry,
+		settings:   p.u.openSettings,
+		changed:    p.relayout,
+		resend:     p.resend,
+		regenerate: p.regenerate,
+		resume:     p.resume,
+		remove:     p.remove,
+		last:       p.isLast,
+		reveal:     p.reveal,
+		focus:      func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
 	}
+}
+
+// jumpTo scrolls the chat to the top of the message s.jump, if s shows
+// and has it, and forgets it.
+func (p *chatPane) jumpTo(s *session) {
+	id := s.jump
+	if id == "" || p.s != s {
+		return
+	}
+	s.jump = ""
+	for i, m := range p.ml.msgs {
+		if m.ID == id {
+			p.scrollTo(p.ml.top(i) + p.msgs.Position().Y)
+			return
+		}
+	}
+}
+
+// scrollTo scrolls the chat to y and lays out what came into view.
+func (p *chatPane) scrollTo(y float32) {
+	p.scroll.Refresh()
+	p.scroll.ScrollToOffset(fyne.NewPos(0, y))
+	p.ml.place()
 }
 
 // atBottom reports whether the view is scrolled to (near) the end, so new
@@ -151,11 +196,21 @@ func (p *chatPane) atBottom() bool {
 }
 
 // follow keeps the view at the end if it was there; the scroll is
-// refreshed first so that it knows the content's new size.
+// refreshed first so that it knows the content's new size. The messages
+// that come into view are measured, which may change the end: it scrolls
+// again until the end stays put.
 func (p *chatPane) follow(wasBottom bool) {
-	if wasBottom {
+	if !wasBottom {
+		return
+	}
+	for range 4 {
+		total := p.ml.total()
 		p.scroll.Refresh()
 		p.scroll.ScrollToBottom()
+		p.ml.place()
+		if p.ml.total() == total {
+			return
+		}
 	}
 }
 
@@ -164,11 +219,12 @@ func (p *chatPane) follow(wasBottom bool) {
 func (p *chatPane) toBottom(wasBottom bool) {
 	if wasBottom {
 		p.scroll.ScrollToBottom()
+		p.ml.place()
 	}
 }
 
 func (p *chatPane) updateEmpty() {
-	if len(p.views) == 0 {
+	if len(p.ml.msgs) == 0 {
 		p.empty.Show()
 	} else {
 		p.empty.Hide()
@@ -208,11 +264,21 @@ func (p *chatPane) submit() {
 	p.focus()
 }
 
-// retry asks again the question that failed answer m replies to.
+// retry asks again the question that failed answer m replies to: the
+// agent answers it again (the question is not recorded twice); a question
+// that never reached the agent is sent, its local copy and error removed.
 func (p *chatPane) retry(m *msgState) {
-	if p.s != nil {
-		p.sendText(p.s.question(m))
+	s := p.s
+	if s == nil || s.busy {
+		return
 	}
+	if !m.local {
+		p.regenerate(m)
+		return
+	}
+	q := s.question(m)
+	p.dropLocal(m)
+	p.sendText(q)
 }
 
 // sendText starts a turn; it reports whether one could start. Before the
@@ -256,9 +322,9 @@ func (p *chatPane) startTurn(s *session, text string) {
 		}
 		return func() {
 			s.busy = false
-			m := &msgState{Message: Message{Role: "assistant"}}
+			m := &msgState{Message: Message{Role: "assistant"}, local: true}
 			m.Err, m.settings = errorText(err)
-			s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: text}}, m)
+			s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: text}, local: true}, m)
 			if u.current == id {
 				p.sync()
 			}

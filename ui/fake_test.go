@@ -31,7 +31,8 @@ type fakeBackend struct {
 	order    []string
 	cfg      agent.Config
 	stores   map[string]*memory.Store
-	sent     []string // "chatID: text"
+	sent     []string // "chatID: text" of each turn's question
+	ids      int      // message IDs given
 	recent   []string
 	script   func(chatID, text string) []agent.Event
 	sendErr  error
@@ -82,6 +83,25 @@ func (f *fakeBackend) Send(_ context.Context, chatID, text string) error {
 	}
 	f.sent = append(f.sent, chatID+": "+text)
 	f.calls = append(f.calls, "send "+chatID)
+	// Like the agent, the user's message is recorded before TurnStarted and
+	// the answer before TurnDone.
+	id := f.nextID()
+	f.chats[chatID].Messages = append(f.chats[chatID].Messages, Message{ID: id, Role: agent.RoleUser, Text: text})
+	f.play(chatID, text, agent.TurnStarted{UserID: id}, -1)
+	return nil
+}
+
+// nextID returns a fresh message ID; f.mu is held.
+func (f *fakeBackend) nextID() string {
+	f.ids++
+	return "m" + strconv.Itoa(f.ids)
+}
+
+// play runs the script for a turn that answers text, as the agent would:
+// its TurnStarted takes the IDs and replacements of start, and the answer
+// is recorded before TurnDone, at the end of the chat or in place of
+// message cont (when cont >= 0). f.mu is held.
+func (f *fakeBackend) play(chatID, text string, start agent.TurnStarted, cont int) {
 	var evs []agent.Event
 	if f.script != nil {
 		evs = f.script(chatID, text)
@@ -89,24 +109,142 @@ func (f *fakeBackend) Send(_ context.Context, chatID, text string) error {
 		evs = []agent.Event{agent.TurnStarted{ChatID: chatID, Text: text},
 			agent.Delta{ChatID: chatID, Text: "ok"}, agent.TurnDone{ChatID: chatID}}
 	}
-	// Like the agent, the user's message is recorded before TurnStarted and
-	// the answer before TurnDone.
-	f.chats[chatID].Messages = append(f.chats[chatID].Messages, Message{Role: agent.RoleUser, Text: text})
+	if start.AnswerID == "" {
+		start.AnswerID = f.nextID()
+	}
+	var prefix string
+	if cont >= 0 {
+		prefix = f.chats[chatID].Messages[cont].Text
+	}
 	go func() {
 		var answer strings.Builder
+		answer.WriteString(prefix)
 		for _, e := range evs {
-			switch e := e.(type) {
+			switch x := e.(type) {
+			case agent.TurnStarted:
+				x.UserID, x.AnswerID, x.Replaces, x.Continues = start.UserID, start.AnswerID, start.Replaces, start.Continues
+				e = x
 			case agent.Delta:
-				answer.WriteString(e.Text)
+				answer.WriteString(x.Text)
 			case agent.TurnDone:
 				f.with(chatID, func(c *Chat) {
-					c.Messages = append(c.Messages, Message{Role: agent.RoleAssistant, Text: answer.String()})
+					m := Message{ID: start.AnswerID, Role: agent.RoleAssistant, Text: answer.String()}
+					if x.Err != nil {
+						m.Err = x.Err.Error()
+					}
+					if cont >= 0 && cont < len(c.Messages) {
+						c.Messages[cont] = m
+					} else {
+						c.Messages = append(c.Messages, m)
+					}
 				})
 			}
 			f.events <- e
 		}
 	}()
+}
+
+// index returns the index of message msgID in chat c; f.mu is held.
+func (f *fakeBackend) index(chatID, msgID string) (int, error) {
+	c, ok := f.chats[chatID]
+	if !ok {
+		return -1, agent.ErrChatNotFound
+	}
+	for i, m := range c.Messages {
+		if m.ID == msgID {
+			return i, nil
+		}
+	}
+	return -1, agent.ErrMessageNotFound
+}
+
+func (f *fakeBackend) Resend(_ context.Context, chatID, msgID, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i, err := f.index(chatID, msgID)
+	if err != nil {
+		return err
+	}
+	f.sent = append(f.sent, chatID+": "+text)
+	c := f.chats[chatID]
+	c.Branches = append(c.Branches, agent.Branch{At: i, Messages: slices.Clone(c.Messages[i:])})
+	id := f.nextID()
+	c.Messages = append(c.Messages[:i:i], Message{ID: id, Role: agent.RoleUser, Text: text})
+	f.play(chatID, text, agent.TurnStarted{UserID: id, Replaces: msgID}, -1)
 	return nil
+}
+
+func (f *fakeBackend) Regenerate(_ context.Context, chatID, msgID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i, err := f.index(chatID, msgID)
+	if err != nil {
+		return err
+	}
+	c := f.chats[chatID]
+	q := i
+	for q >= 0 && c.Messages[q].Role != agent.RoleUser {
+		q--
+	}
+	if q < 0 {
+		return errors.New("no question")
+	}
+	f.sent = append(f.sent, chatID+": "+c.Messages[q].Text)
+	st := agent.TurnStarted{}
+	if q+1 < len(c.Messages) {
+		st.Replaces = c.Messages[q+1].ID
+		c.Branches = append(c.Branches, agent.Branch{At: q + 1, Messages: slices.Clone(c.Messages[q+1:])})
+		c.Messages = c.Messages[: q+1 : q+1]
+	}
+	f.play(chatID, c.Messages[q].Text, st, -1)
+	return nil
+}
+
+func (f *fakeBackend) Continue(_ context.Context, chatID, msgID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i, err := f.index(chatID, msgID)
+	if err != nil {
+		return err
+	}
+	c := f.chats[chatID]
+	if i != len(c.Messages)-1 || c.Messages[i].Role != agent.RoleAssistant {
+		return errors.New("not the last answer")
+	}
+	f.sent = append(f.sent, chatID+": (continue)")
+	f.play(chatID, "", agent.TurnStarted{AnswerID: msgID, Continues: msgID}, i)
+	return nil
+}
+
+func (f *fakeBackend) DeleteMessage(chatID, msgID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i, err := f.index(chatID, msgID)
+	if err != nil {
+		return err
+	}
+	c := f.chats[chatID]
+	c.Messages = slices.Delete(c.Messages, i, i+1)
+	return nil
+}
+
+func (f *fakeBackend) SearchChats(query string, limit int) []ChatMatch {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q := strings.ToLower(query)
+	var out []ChatMatch
+	for _, id := range f.order {
+		c := f.chats[id]
+		if strings.Contains(strings.ToLower(c.Title), q) {
+			out = append(out, ChatMatch{ChatID: id, Title: c.Title})
+		}
+		for _, m := range c.Messages {
+			if strings.Contains(strings.ToLower(m.Text), q) {
+				out = append(out, ChatMatch{ChatID: id, Title: c.Title, MsgID: m.ID, Role: m.Role, Snippet: m.Text})
+			}
+		}
+	}
+	return out[:min(len(out), limit)]
 }
 
 func (f *fakeBackend) Cancel(chatID string) {

@@ -3,54 +3,55 @@ package ui
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
-// renderMarkdown turns Markdown into widgets: prose as word-wrapped
-// RichText, and each code block as a selectable monospace label on a tinted
-// panel with a Copy button (copy receives the block's text).
-func renderMarkdown(text string, copy func(string)) []fyne.CanvasObject {
-	segs := widget.NewRichTextFromMarkdown(text).Segments
-	var out []fyne.CanvasObject
-	var prose []widget.RichTextSegment
-	flush := func() {
-		if len(prose) == 0 {
-			return
-		}
-		rt := widget.NewRichText(prose...)
-		rt.Wrapping = fyne.TextWrapWord
-		out = append(out, rt)
-		prose = nil
-	}
-	for _, s := range segs {
-		if ts, ok := s.(*widget.TextSegment); ok && ts.Style == widget.RichTextStyleCodeBlock {
-			flush()
-			out = append(out, codeBlock(ts.Text, copy))
-			continue
-		}
-		prose = append(prose, s)
-	}
-	flush()
-	return out
+// copiedFor is how long a Copy button says "Copied".
+const copiedFor = 1500 * time.Millisecond
+
+// clipboard is how the chat pane copies: set puts text on the clipboard,
+// later runs a function on the UI goroutine after a while.
+type clipboard struct {
+	set   func(string)
+	later func(time.Duration, func())
 }
 
-// codeBlock shows code readable (monospace, selectable, broken at the edge
-// rather than cut) with a button that copies it.
-func codeBlock(code string, copy func(string)) fyne.CanvasObject {
-	l := widget.NewLabel(code)
-	l.TextStyle.Monospace = true
-	l.Selectable = true
-	l.Wrapping = fyne.TextWrapBreak
+// button is a Copy button, an icon alone: tapped, it copies text() and
+// says "Copied" (with a check mark) for a moment.
+func (c clipboard) button(text func() string) *widget.Button {
+	btn := widget.NewButtonWithIcon("", flatIcon(theme.ContentCopyIcon()), nil)
+	btn.Importance = widget.LowImportance
+	btn.OnTapped = func() {
+		c.set(text())
+		btn.SetText(lang.L("Copied"))
+		btn.SetIcon(flatIcon(theme.ConfirmIcon()))
+		if c.later != nil {
+			c.later(copiedFor, func() {
+				btn.SetText("")
+				btn.SetIcon(flatIcon(theme.ContentCopyIcon()))
+			})
+		}
+	}
+	return btn
+}
+
+// codeBlock shows code readable (monospace, highlighted for its language,
+// broken at the edge rather than cut) with a button that copies it.
+func codeBlock(code, lang string, clip clipboard) fyne.CanvasObject {
+	code = strings.TrimSuffix(code, "\n")
+	rt := widget.NewRichText(highlight(code, lang)...)
+	rt.Wrapping = fyne.TextWrapBreak
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = theme.InputRadiusSize()
-	btn := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { copy(code) })
-	btn.Importance = widget.LowImportance
-	return container.NewStack(bg, container.NewBorder(nil, nil, nil, container.NewVBox(btn), l))
+	btn := clip.button(func() string { return code })
+	return container.NewStack(bg, container.NewBorder(nil, nil, nil, container.NewVBox(btn), rt))
 }
 
 // markdownView shows Markdown in box. While it grows at the end (a streaming
@@ -60,7 +61,7 @@ func codeBlock(code string, copy func(string)) fyne.CanvasObject {
 // that belong together, such as a loose list, are parsed as one).
 type markdownView struct {
 	box  *fyne.Container
-	copy func(string)
+	clip clipboard
 	done string              // the prefix whose blocks are in kept
 	kept []fyne.CanvasObject // its widgets
 }
@@ -74,11 +75,11 @@ func (mv *markdownView) set(text string, full bool) {
 	}
 	if !full {
 		if cut := stableCut(text); cut > len(mv.done) {
-			mv.kept = append(mv.kept, renderMarkdown(text[len(mv.done):cut], mv.copy)...)
+			mv.kept = append(mv.kept, renderMarkdown(text[len(mv.done):cut], mv.clip)...)
 			mv.done = text[:cut]
 		}
 	}
-	mv.box.Objects = append(slices.Clip(mv.kept), renderMarkdown(text[len(mv.done):], mv.copy)...)
+	mv.box.Objects = append(slices.Clip(mv.kept), renderMarkdown(text[len(mv.done):], mv.clip)...)
 	mv.box.Layout.Layout(mv.box.Objects, mv.box.Size())
 }
 

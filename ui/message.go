@@ -4,16 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"engram/agent"
+	"engram/memory"
 )
 
 // session is what the window knows of one chat: its info, its messages as
@@ -24,6 +28,7 @@ type session struct {
 	loaded bool
 	busy   bool
 	queued string            // a message sent before msgs loaded, sent once they have
+	jump   string            // the ID of a message to scroll to once msgs are shown
 	recall pendingSave[bool] // the saves of info.AutoRecall
 }
 
@@ -31,10 +36,47 @@ type session struct {
 type msgState struct {
 	Message
 	notices  []string
-	pending  bool // the answer is still streaming
-	thinking bool // the model is reasoning (Message.Reasoning grows)
-	open     bool // the recall/tool disclosure is expanded
-	settings bool // the error is one that settings fix
+	pending  bool         // the answer is still streaming
+	thinking bool         // the model is reasoning (Message.Reasoning grows)
+	open     bool         // the recall/tool disclosure is expanded
+	settings bool         // the error is one that settings fix
+	local    bool         // only the window has it (a send that failed to start, an empty answer)
+	editing  bool         // the person is editing it (a user message)
+	view     *messageView // its view, once it was shown (see msgList)
+}
+
+// startTurn adds what turn e starts to the messages (see
+// agent.TurnStarted) and returns the answer it writes.
+func (s *session) startTurn(e agent.TurnStarted) *msgState {
+	if e.Replaces != "" {
+		if i := s.index(e.Replaces); i >= 0 {
+			s.msgs = s.msgs[:i:i]
+		}
+	}
+	if e.Continues != "" {
+		if i := s.index(e.Continues); i >= 0 {
+			m := s.msgs[i]
+			m.pending, m.Stopped, m.Cut, m.Interrupted, m.Err, m.settings = true, false, false, false, "", false
+			return m
+		}
+	}
+	now := time.Now()
+	if e.UserID != "" {
+		s.msgs = append(s.msgs, &msgState{Message: Message{ID: e.UserID, Role: "user", Text: e.Text, Time: now}})
+	}
+	m := &msgState{Message: Message{ID: e.AnswerID, Role: "assistant", Time: now}, pending: true}
+	s.msgs = append(s.msgs, m)
+	return m
+}
+
+// index returns the index of the message with ID id, or -1.
+func (s *session) index(id string) int {
+	for i, m := range s.msgs {
+		if m.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // lastAnswer returns the last assistant message, or nil.
@@ -62,34 +104,47 @@ func (s *session) question(m *msgState) string {
 	return ""
 }
 
-// messageActions are what a message's buttons do.
+// messageActions are what a message's buttons do. Those left nil have no
+// button.
 type messageActions struct {
-	copy     func(string)
-	retry    func(answer *msgState)
-	settings func()
-	changed  func() // the view's height may have changed
+	clip       clipboard
+	retry      func(answer *msgState)
+	settings   func()
+	changed    func()                    // the view's height may have changed
+	reveal     func(o fyne.CanvasObject) // scroll o into view
+	focus      func(fyne.Focusable)
+	resend     func(m *msgState, text string)
+	regenerate func(answer *msgState)
+	resume     func(answer *msgState) // continue the answer
+	remove     func(m *msgState)
+	last       func(m *msgState) bool // m is the chat's last message
 }
 
 // messageView draws one message. update rebuilds it from its msgState; the
 // body is only re-parsed when the text changed.
 type messageView struct {
-	m        *msgState
-	act      messageActions
-	root     *fyne.Container
-	body     *fyne.Container
-	md       *markdownView
-	details  *fyne.Container
-	toggle   *widget.Button // the disclosure's button, once there is one
-	thought  *reasoningView // the reasoning section, once there is reasoning
-	lastText string
-	pending  bool
-	rendered bool
-	chrome   string // what the parts around the body were built from
+	m       *msgState
+	act     messageActions
+	root    *fyne.Container
+	body    *fyne.Container
+	md      *markdownView
+	details *fyne.Container
+	toggle  *widget.Button  // the disclosure's button, once there is one
+	opened  *fyne.Container // the open disclosure, once it was opened
+	thought *reasoningView  // the reasoning section, once there is reasoning
+	edit    *messageEntry   // the message box while the person edits the message
+	// the action buttons shown, nil when not
+	editB, regenB, contB, delB *widget.Button
+	lastText                   string
+	pending                    bool
+	reasoned                   bool // the body was drawn with reasoning there (no "Thinking…")
+	rendered                   bool
+	chrome                     string // what the parts around the body were built from
 }
 
 func newMessageView(m *msgState, act messageActions) *messageView {
 	v := &messageView{m: m, act: act, body: container.NewVBox(), details: container.NewVBox()}
-	v.md = &markdownView{box: v.body, copy: act.copy}
+	v.md = &markdownView{box: v.body, clip: act.clip}
 	v.root = container.NewVBox()
 	v.update()
 	return v
@@ -102,8 +157,9 @@ var userTint = color.NRGBA{R: 0x3f, G: 0x7f, B: 0xd8, A: 0x22}
 func (v *messageView) chromeKey() string {
 	m := v.m
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%v|%v|%d|%v|%d|%v|%s|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled), m.open,
-		len(m.notices), m.Stopped, m.Err, m.settings, v.thought != nil)
+	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
+		len(m.Pinned), m.open, len(m.notices), m.Stopped, m.Err, m.settings, m.Cut, m.local, m.editing,
+		v.canContinue(), m.Interrupted, v.thought != nil)
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}
@@ -115,10 +171,11 @@ func (v *messageView) chromeKey() string {
 // refreshed and the caller lays it out (see chatPane.refresh).
 func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
-	if !v.rendered || m.Text != v.lastText || m.pending != v.pending {
+	reasoned := m.Reasoning != ""
+	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
 		switch {
 		case m.pending && m.Text == "" && m.Reasoning == "":
-			v.body.Objects = []fyne.CanvasObject{dimLabel("Thinking…")}
+			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
 			v.body.Refresh()
 		case m.Text == "":
 			v.body.Objects = nil
@@ -126,7 +183,7 @@ func (v *messageView) update() (bodyOnly bool) {
 		default:
 			v.md.set(m.Text, !m.pending)
 		}
-		v.lastText, v.pending, v.rendered = m.Text, m.pending, true
+		v.lastText, v.pending, v.reasoned, v.rendered = m.Text, m.pending, reasoned, true
 	}
 	if m.Reasoning != "" || m.thinking {
 		if v.thought == nil {
@@ -143,22 +200,21 @@ func (v *messageView) update() (bodyOnly bool) {
 	var parts []fyne.CanvasObject
 	switch m.Role {
 	case "user":
-		head := widget.NewLabelWithStyle("You", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		head := widget.NewLabelWithStyle(lang.L("You"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		bg := canvas.NewRectangle(userTint)
 		bg.CornerRadius = theme.InputRadiusSize() * 2
-		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(head, v.body))))
+		var body fyne.CanvasObject = v.body
+		if m.editing {
+			body = v.editor()
+		}
+		top := container.NewBorder(nil, nil, nil, v.actionButtons(), head)
+		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(top, body))))
 	case "summary":
-		head := widget.NewLabelWithStyle("Summary of earlier messages", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		head := widget.NewLabelWithStyle(lang.L("Summary of earlier messages"), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 		parts = append(parts, head, v.body)
 	default:
-		head := widget.NewLabelWithStyle("Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		right := container.NewHBox()
-		if !m.pending && m.Text != "" {
-			cp := widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { v.act.copy(m.Text) })
-			cp.Importance = widget.LowImportance
-			right.Add(cp)
-		}
-		parts = append(parts, container.NewBorder(nil, nil, nil, right, head))
+		head := widget.NewLabelWithStyle(lang.L("Engram"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head))
 		if v.thought != nil {
 			parts = append(parts, v.thought)
 		}
@@ -169,8 +225,11 @@ func (v *messageView) update() (bodyOnly bool) {
 		for _, n := range m.notices {
 			parts = append(parts, dimLabel(n))
 		}
+		if m.Cut && len(m.notices) == 0 {
+			parts = append(parts, dimLabel(lang.L("The answer was cut off.")))
+		}
 		if m.Stopped {
-			parts = append(parts, dimLabel("Stopped."))
+			parts = append(parts, dimLabel(lang.L("Stopped.")))
 		}
 		if m.Err != "" {
 			parts = append(parts, v.errorBox())
@@ -181,36 +240,35 @@ func (v *messageView) update() (bodyOnly bool) {
 	return false
 }
 
-// summaryLine is the disclosure's title: "3 memories recalled · 1 tool call".
-func summaryLine(hits, tools int) string {
+// summaryLine is the disclosure's title: "3 memories recalled · 1 pinned ·
+// 1 tool call".
+func summaryLine(hits, pinned, tools int) string {
 	var parts []string
-	switch hits {
-	case 0:
-		parts = append(parts, "No memories recalled")
-	case 1:
-		parts = append(parts, "1 memory recalled")
-	default:
-		parts = append(parts, fmt.Sprintf("%d memories recalled", hits))
+	if hits == 0 {
+		parts = append(parts, lang.L("No memories recalled"))
+	} else {
+		parts = append(parts, count("{{.Count}} memory recalled", hits))
 	}
-	switch tools {
-	case 0:
-	case 1:
-		parts = append(parts, "1 tool call")
-	default:
-		parts = append(parts, fmt.Sprintf("%d tool calls", tools))
+	if pinned > 0 {
+		parts = append(parts, lang.L("{{.N}} pinned", map[string]any{"N": pinned}))
+	}
+	if tools > 0 {
+		parts = append(parts, count("{{.Count}} tool call", tools))
 	}
 	return strings.Join(parts, " · ")
 }
 
-// disclosure is the small "N memories recalled · M tool calls" button that
-// expands to the memories (score, matched terms) and the tool calls.
+// disclosure is the small "N memories recalled · P pinned · M tool calls"
+// button that expands to the pinned memories in the prompt, the recalled
+// ones (score, matched terms) and the tool calls. Opening it scrolls it
+// into view.
 func (v *messageView) disclosure() fyne.CanvasObject {
 	m := v.m
-	if len(m.Recalled) == 0 && len(m.Tools) == 0 {
+	if len(m.Recalled) == 0 && len(m.Pinned) == 0 && len(m.Tools) == 0 {
 		if m.pending || m.Err != "" || m.Stopped {
 			return nil
 		}
-		return dimLabel("No memories recalled")
+		return dimLabel(lang.L("No memories recalled"))
 	}
 	icon := theme.MenuExpandIcon()
 	if m.open {
@@ -223,39 +281,61 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 		v.toggle.Alignment = widget.ButtonAlignLeading
 	}
 	btn := v.toggle
-	btn.Text, btn.Icon = summaryLine(len(m.Recalled), len(m.Tools)), icon
+	btn.Text, btn.Icon = summaryLine(len(m.Recalled), len(m.Pinned), len(m.Tools)), icon
 	btn.Refresh()
 	if !m.open {
 		return container.NewHBox(btn)
 	}
 	v.details.Objects = nil
+	for _, h := range m.Pinned {
+		v.details.Add(memoryRow(h.Entry, kindName(h.Entry.Kind)+" · "+scopeName(h.Scope)+" · "+lang.L("pinned · in the prompt")))
+	}
 	for _, h := range m.Recalled {
 		v.details.Add(hitRow(h))
 	}
 	for _, t := range m.Tools {
 		v.details.Add(toolRow(t))
 	}
-	return container.NewVBox(container.NewHBox(btn), container.NewPadded(v.details))
+	v.opened = container.NewVBox(container.NewHBox(btn), container.NewPadded(v.details))
+	return v.opened
 }
 
-// toggleOpen expands or collapses the disclosure.
+// toggleOpen expands or collapses the disclosure, and scrolls an opened
+// one into view.
 func (v *messageView) toggleOpen() {
 	v.m.open = !v.m.open
 	v.update()
-	if v.act.changed != nil {
-		v.act.changed()
+	v.changed()
+	if v.m.open && v.act.reveal != nil && v.opened != nil {
+		v.act.reveal(v.opened)
 	}
 }
 
-// hitRow shows one recalled memory: kind, scope, score, matched terms, text.
+// hitRow shows one recalled memory: kind, scope, score, the terms the
+// message matched and those only earlier messages matched, text.
 func hitRow(h agent.RecalledHit) fyne.CanvasObject {
-	meta := fmt.Sprintf("%s · %s · score %.2f", h.Entry.Kind, h.Scope, h.Score)
-	if len(h.Terms) > 0 {
-		meta += " · matched: " + strings.Join(h.Terms, ", ")
+	meta := kindName(h.Entry.Kind) + " · " + scopeName(h.Scope) + " · " +
+		lang.L("score {{.Score}}", map[string]any{"Score": fmt.Sprintf("%.2f", h.Score)})
+	var now []string
+	for _, t := range h.Terms {
+		if !slices.Contains(h.Earlier, t) {
+			now = append(now, t)
+		}
 	}
-	text := widget.NewLabel(h.Entry.Text)
+	if len(now) > 0 {
+		meta += " · " + lang.L("matched: {{.Terms}}", map[string]any{"Terms": strings.Join(now, ", ")})
+	}
+	if len(h.Earlier) > 0 {
+		meta += " · " + lang.L("from earlier in the chat: {{.Terms}}", map[string]any{"Terms": strings.Join(h.Earlier, ", ")})
+	}
+	return memoryRow(h.Entry, meta)
+}
+
+// memoryRow shows a memory's kind badge and text with a line about it.
+func memoryRow(e memory.Entry, meta string) fyne.CanvasObject {
+	text := widget.NewLabel(e.Text)
 	text.Wrapping = fyne.TextWrapWord
-	return container.NewBorder(nil, nil, firstLine(kindBadge(h.Entry.Kind)), nil,
+	return container.NewBorder(nil, nil, firstLine(kindBadge(e.Kind)), nil,
 		container.New(&tightVBox{}, text, captionLabel(meta)))
 }
 
@@ -272,9 +352,9 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 	status := "→ " + oneLine(t.Result, 200)
 	if t.Failed {
 		icon = theme.ErrorIcon()
-		status = "failed: " + oneLine(t.Result, 200)
+		status = lang.L("failed: {{.Reason}}", map[string]any{"Reason": oneLine(t.Result, 200)})
 	} else if t.Result == "" {
-		status = "running…"
+		status = lang.L("running…")
 	}
 	name := widget.NewLabelWithStyle(t.Name, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	return container.NewBorder(nil, nil, firstLine(widget.NewIcon(icon)), nil,
@@ -286,10 +366,10 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 func (v *messageView) errorBox() fyne.CanvasObject {
 	msg := widget.NewLabel(v.m.Err)
 	msg.Wrapping = fyne.TextWrapWord
-	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { v.act.retry(v.m) })
+	retry := widget.NewButtonWithIcon(lang.L("Retry"), flatIcon(theme.ViewRefreshIcon()), func() { v.act.retry(v.m) })
 	buttons := container.NewHBox(retry)
 	if v.m.settings {
-		open := widget.NewButtonWithIcon("Open settings", theme.SettingsIcon(), v.act.settings)
+		open := widget.NewButtonWithIcon(lang.L("Open settings"), theme.SettingsIcon(), v.act.settings)
 		open.Importance = widget.HighImportance
 		buttons.Add(open)
 	}
@@ -310,7 +390,8 @@ func errorText(err error) (string, bool) {
 		}
 		return ae.Message, false
 	}
-	return "The answer failed: " + err.Error() + ". Check the endpoint in Settings and retry.", true
+	return lang.L("The answer failed: {{.Err}}. Check the endpoint in Settings and retry.",
+		map[string]any{"Err": err.Error()}), true
 }
 
 // caption is secondary text: the theme's placeholder colour, which stays

@@ -1,11 +1,11 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -58,13 +58,13 @@ func (r *reasoningView) set(text string, thinking bool, took time.Duration) {
 func (r *reasoningView) title() string {
 	switch {
 	case r.thinking:
-		return "Thinking…"
+		return lang.L("Thinking…")
 	case r.took <= 0:
-		return "Reasoning"
+		return lang.L("Reasoning")
 	case r.took < time.Second:
-		return "Thought for less than a second"
+		return lang.L("Thought for less than a second")
 	}
-	return fmt.Sprintf("Thought for %d s", int(r.took.Round(time.Second)/time.Second))
+	return lang.L("Thought for {{.N}} s", map[string]any{"N": int(r.took.Round(time.Second) / time.Second)})
 }
 
 // show rebuilds the header and the open or closed body.

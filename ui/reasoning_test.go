@@ -105,3 +105,23 @@ func TestReasoningAnswerInTheChat(t *testing.T) {
 		t.Errorf("opened, the answer shows:\n%s", shownText(view.root))
 	}
 }
+
+// TestThinkingPlaceholderGivesWayToReasoning: the body's "Thinking…" of an
+// answer that has nothing yet goes once reasoning arrives (the section
+// above it says so), before any text.
+func TestThinkingPlaceholderGivesWayToReasoning(t *testing.T) {
+	test.NewTempApp(t)
+	m := &msgState{Message: agent.Message{Role: agent.RoleAssistant}, pending: true}
+	v := newMessageView(m, messageActions{})
+	if !strings.Contains(shownText(v.body), "Thinking…") {
+		t.Fatalf("before anything arrived the body shows:\n%s", shownText(v.body))
+	}
+	m.thinking, m.Reasoning = true, "The user asks about tabs."
+	v.update()
+	if shown := shownText(v.body); shown != "" {
+		t.Errorf("while reasoning the body shows:\n%s", shown)
+	}
+	if !strings.Contains(shownText(v.root), "about tabs") {
+		t.Errorf("the reasoning is not shown:\n%s", shownText(v.root))
+	}
+}

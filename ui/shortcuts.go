@@ -6,8 +6,8 @@ import (
 )
 
 // The window's shortcuts, all with the platform's shortcut modifier (Ctrl,
-// or Cmd on macOS): a new chat, search the memories, quit.
-var windowKeys = []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyQ}
+// or Cmd on macOS): a new chat, search the memories, search the chats, quit.
+var windowKeys = []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK, fyne.KeyQ}
 
 // shortcutName shows the shortcut of key the way the platform writes it:
 // "Ctrl+N", or "⌘N" on macOS (shortcutPrefix, shortcut_darwin.go).
@@ -29,6 +29,8 @@ func (u *UI) shortcut(s fyne.Shortcut) bool {
 			u.toggleInspector()
 		}
 		u.insp.focusSearch()
+	case fyne.KeyK:
+		u.list.search.focus()
 	case fyne.KeyQ:
 		u.quit()
 	default:
@@ -44,8 +46,8 @@ func (u *UI) quit() {
 	}
 }
 
-// addShortcuts registers the window's shortcuts (Ctrl+N, Ctrl+F, Ctrl+Q;
-// ⌘N, ⌘F, ⌘Q on macOS) and Esc on the window; the entries pass the same
+// addShortcuts registers the window's shortcuts (Ctrl+N, Ctrl+F, Ctrl+K,
+// Ctrl+Q; ⌘N, ⌘F, ⌘K, ⌘Q on macOS) and Esc on the window; the entries pass the same
 // shortcuts on while they have focus.
 func (u *UI) addShortcuts() {
 	c := u.w.Canvas()

@@ -79,6 +79,7 @@ type UI struct {
 	inspectorOpen bool
 	settingsOpen  bool
 	started       bool
+	held          []func() // backend work asked for before Start, which runs it
 
 	settings *settingsForm       // the open settings, or nil
 	instrEd  *instructionsEditor // the AGENTS.md editor last opened
@@ -106,7 +107,8 @@ type Options struct {
 
 // New builds the window's content for backend b and sets it on w. Call
 // Start to load the chats and follow the agent's events, and Close when the
-// window is gone.
+// window is gone. Before Start the window makes no call to b (what people
+// ask for meanwhile waits for Start), so it can be drawn while b opens.
 func New(w fyne.Window, b Backend, opts Options) *UI {
 	if opts.Do == nil {
 		opts.Do = fyne.Do
@@ -200,6 +202,11 @@ func (u *UI) Start() {
 	})
 	u.bar.loadModels()
 	u.checkFonts()
+	held := u.held
+	u.held = nil
+	for _, f := range held {
+		f()
+	}
 }
 
 // Close stops the event pump, makes the changes still queued and waits for
@@ -217,6 +224,10 @@ func unconfigured(c agent.Config) bool { return c.BaseURL == "" || c.Model == ""
 // bg runs work, which must change nothing, on a goroutine of its own; the
 // function it returns, if any, is then run on the UI goroutine.
 func (u *UI) bg(work func() func()) {
+	if !u.started {
+		u.held = append(u.held, func() { u.bg(work) })
+		return
+	}
 	u.work.Add(1)
 	go func() {
 		defer u.work.Done()
@@ -228,6 +239,10 @@ func (u *UI) bg(work func() func()) {
 // function it returns, if any, is then run on the UI goroutine, after those
 // of the work before it.
 func (u *UI) write(work func() func()) {
+	if !u.started {
+		u.held = append(u.held, func() { u.write(work) })
+		return
+	}
 	u.work.Add(1)
 	if !u.writes.add(func() {
 		defer u.work.Done()
@@ -362,16 +377,14 @@ func (u *UI) apply(ev agent.Event) {
 	switch e := ev.(type) {
 	case agent.TurnStarted:
 		s.busy = true
-		now := time.Now()
-		s.msgs = append(s.msgs, &msgState{Message: Message{Role: "user", Text: e.Text, Time: now}},
-			&msgState{Message: Message{Role: "assistant", Time: now}, pending: true})
+		m = s.startTurn(e)
 		if cur {
 			u.pane.sync()
 			u.insp.highlight(nil)
 		}
 	case agent.RecallDone:
 		m = s.answer()
-		m.Recalled = e.Hits
+		m.Recalled, m.Pinned = e.Hits, e.Pinned
 		if e.Skipped {
 			m.notices = append(m.notices, lang.L("Auto-recall is off for this chat."))
 		}
@@ -414,9 +427,11 @@ func (u *UI) apply(ev agent.Event) {
 	case agent.TurnDone:
 		s.busy = false
 		m = s.answer()
-		m.pending, m.thinking, m.Interrupted = false, false, e.Interrupted
+		m.pending, m.thinking, m.Cut, m.Interrupted = false, false, e.Cut, e.Interrupted
 		switch {
 		case e.Err == nil:
+			// The agent saves no answer without text, error or tools.
+			m.local = m.Text == "" && m.Reasoning == "" && len(m.Tools) == 0
 		case errors.Is(e.Err, context.Canceled):
 			m.Stopped = true
 		default:
@@ -524,6 +539,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 		if a := s.lastAnswer(); a != nil {
 			u.insp.highlight(a.Recalled)
 		}
+		u.pane.jumpTo(s)
 	}
 	if text := s.queued; text != "" {
 		s.queued = ""
@@ -574,6 +590,11 @@ func (u *UI) showError(what string, err error) {
 // copy puts text on the clipboard.
 func (u *UI) copy(text string) {
 	fyne.CurrentApp().Clipboard().SetContent(text)
+}
+
+// later runs f on the UI goroutine after d, unless the UI closed.
+func (u *UI) later(d time.Duration, f func()) {
+	time.AfterFunc(d, func() { u.handBack(f) })
 }
 
 // toggleInspector shows or hides the memory inspector.

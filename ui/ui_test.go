@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"engram/agent"
@@ -121,7 +122,7 @@ func TestEnterSendsAndAnswerStreams(t *testing.T) {
 	// The code block's copy button copies the code.
 	var copied bool
 	for _, b := range objects[*widget.Button](h.u.pane.views[1].root) {
-		if b.Text == "" && b.OnTapped != nil {
+		if b.Text == "" && b.Icon == flatIcon(theme.ContentCopyIcon()) {
 			test.Tap(b)
 			if fyne.CurrentApp().Clipboard().Content() == "make deploy DRY_RUN=1" {
 				copied = true
@@ -762,7 +763,7 @@ func BenchmarkStreamDelta(b *testing.B) {
 		pos = end
 	}
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "Write a long answer."})
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "Write a long answer.", UserID: "u"})
 	m := h.u.currentSession().answer()
 	restart := func() {
 		m.Text = ""
@@ -809,13 +810,13 @@ func TestStableCut(t *testing.T) {
 func TestStreamedMarkdownMatchesFullRender(t *testing.T) {
 	test.NewTempApp(t)
 	text := "# Plan\n\nFirst **bold** step.\n\n```sh\nmake deploy\n\nmake check\n```\n\n1. one\n2. two\n\nDone 中文。"
-	inc := &markdownView{box: container.NewVBox(), copy: func(string) {}}
+	inc := &markdownView{box: container.NewVBox(), clip: clipboard{set: func(string) {}}}
 	for n := 1; n <= len(text); n++ {
 		if utf8.ValidString(text[:n]) {
 			inc.set(text[:n], false)
 		}
 	}
-	whole := &markdownView{box: container.NewVBox(), copy: func(string) {}}
+	whole := &markdownView{box: container.NewVBox(), clip: clipboard{set: func(string) {}}}
 	whole.set(text, true)
 	flat := func(o fyne.CanvasObject) string {
 		var b strings.Builder
@@ -845,7 +846,7 @@ func TestStreamedMarkdownMatchesFullRender(t *testing.T) {
 func TestStreamingRedrawLaysOutNewBlocks(t *testing.T) {
 	h := newHarness(t, nil)
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q"})
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
 	h.u.apply(agent.Delta{ChatID: id, Text: "First paragraph."})
 	view := h.u.pane.views[len(h.u.pane.views)-1]
 	before := view.root.Size().Height
@@ -870,7 +871,7 @@ func TestChatFollowsTheEnd(t *testing.T) {
 	h := newHarness(t, nil)
 	id := h.u.current
 	for n := 0; n < 6; n++ {
-		h.u.apply(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n)})
+		h.u.apply(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n), UserID: "u"})
 		h.u.apply(agent.Delta{ChatID: id, Text: strings.Repeat("A long line of the answer.\n\n", 8)})
 		h.u.apply(agent.TurnDone{ChatID: id})
 	}
@@ -879,7 +880,7 @@ func TestChatFollowsTheEnd(t *testing.T) {
 		t.Fatalf("offset %v of content %v in view %v: not at the end", sc.Offset.Y, sc.Content.Size().Height, sc.Size().Height)
 	}
 	sc.ScrollToTop()
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "one more"})
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "one more", UserID: "u"})
 	if sc.Offset.Y != 0 {
 		t.Fatal("a new message moved the view although it was scrolled up to read")
 	}
@@ -1078,7 +1079,7 @@ func TestHighlightInBothTabs(t *testing.T) {
 	g, _, _ := gs.Add(memory.Entry{Kind: memory.KindFact, Text: "a global fact", Source: memory.SourceUser})
 	p, _, _ := ps.Add(memory.Entry{Kind: memory.KindFact, Text: "a project fact", Source: memory.SourceUser})
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q"})
+	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
 	h.u.apply(agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
 		{Hit: memory.Hit{Entry: g, Score: 1}, Scope: agent.ScopeGlobal},
 		{Hit: memory.Hit{Entry: p, Score: 2}, Scope: agent.ScopeProject}}})

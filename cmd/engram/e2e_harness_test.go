@@ -260,11 +260,13 @@ func (s *session) stop() {
 	s.cmd = nil
 }
 
-// xdo runs xdotool on the session's display.
+// xdo runs xdotool on the session's display. It reads its arguments as
+// UTF-8 whatever the app's locale (a zh_CN.UTF-8 that is not installed
+// would leave it in the C locale, refusing Chinese).
 func (s *session) xdo(args ...string) {
 	s.t.Helper()
 	cmd := exec.Command("xdotool", args...)
-	cmd.Env = s.env()
+	cmd.Env = append(s.env(), "LC_ALL=C.UTF-8")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		s.t.Fatalf("xdotool %v: %v: %s", args, err, out)
 	}

@@ -9,6 +9,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,9 +78,10 @@ func TestE2E(t *testing.T) {
 		t.Errorf("the recalled memory is not in the prompt:\n%s", reqs[0].System())
 	}
 	time.Sleep(700 * time.Millisecond)
-	// Open the "2 memories recalled · 1 tool call" disclosure under the
-	// answer from the keyboard: Shift+Tab from the message box reaches it,
-	// Space opens it and Tab goes back.
+	// Open the "N memories recalled · 1 pinned · 1 tool call" disclosure
+	// under the answer from the keyboard: Shift+Tab from the message box
+	// reaches it, Space opens it (listing the pinned memory too) and Tab
+	// goes back.
 	s.xdo("key", "shift+Tab", "space", "Tab")
 	time.Sleep(500 * time.Millisecond)
 	s.shot("chat")
@@ -233,6 +236,110 @@ func TestColdStart(t *testing.T) {
 	t.Logf("cold start median %v (budget 1.5s)", m)
 	if m > 5*time.Second {
 		t.Errorf("median cold start %v: something blocks the start", m)
+	}
+
+	// A full profile: 1,000 chats and 10,000 memories, and no endpoint
+	// configured, so the app also probes for local servers. The window is
+	// drawn before either is read: the start takes about as long.
+	dir := t.TempDir()
+	seedProfile(t, e.session(setup{Dir: dir}).paths(), 1000, 10000)
+	var runs []time.Duration
+	for i := 0; i < 5; i++ {
+		s := e.session(setup{Dir: dir})
+		runs = append(runs, s.start())
+		s.stop()
+	}
+	slices.Sort(runs)
+	t.Logf("cold start with 1,000 chats and 10,000 memories: runs %v, median %v (budget 1.5s)", runs, runs[2])
+	if runs[2] > 5*time.Second {
+		t.Errorf("median cold start %v with a full profile: something blocks the start", runs[2])
+	}
+}
+
+// seedProfile writes chats chat files of 10 messages each and a global
+// memory of memories entries.
+func seedProfile(t *testing.T, p agent.Paths, chats, memories int) {
+	t.Helper()
+	if err := os.MkdirAll(p.ChatsDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range chats {
+		c := agent.Chat{ChatInfo: agent.ChatInfo{ID: fmt.Sprintf("20260101-000000-%08x", i),
+			Title: fmt.Sprintf("Chat %d about the deploy", i), Created: t0, Updated: t0.Add(time.Duration(i) * time.Minute),
+			AutoRecall: true}}
+		for j := range 10 {
+			role, text := agent.RoleUser, fmt.Sprintf("Question %d of chat %d: how do I deploy service %d?", j, i, j)
+			if j%2 == 1 {
+				role, text = agent.RoleAssistant, fmt.Sprintf("Run `make deploy SERVICE=%d` with **dry-run** first.\n\n"+
+					"```sh\nmake deploy DRY_RUN=1\n```\n\n部署脚本默认先 dry-run。", j)
+			}
+			c.Messages = append(c.Messages, agent.Message{ID: fmt.Sprintf("m%d", j), Role: role, Text: text,
+				Time: c.Updated})
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p.ChatsDir(), c.ID+".json"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := memory.Open(p.GlobalMemory(), memory.Options{MaxEntries: memories + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	words := []string{"bluebird", "deploy", "postgres", "vite", "react", "kubectl", "staging", "部署", "数据库", "前端"}
+	es := make([]memory.Entry, memories)
+	for i := range es {
+		es[i] = memory.Entry{Kind: memory.KindFact, Source: memory.SourceUser, Text: fmt.Sprintf(
+			"Fact %d: the %s service %d uses %s and listens on port %d", i, words[i%len(words)], i/7,
+			words[(i/3)%len(words)], 1000+i)}
+	}
+	if _, err := st.AddAll(es); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.Len(); n != memories {
+		t.Fatalf("the seeded store holds %d memories, want %d", n, memories)
+	}
+}
+
+// The Markdown-heavy answers TestE2EMarkdown shows and screenshots, in
+// English and in Chinese.
+const (
+	mdQuestionEN = "Show the release plan"
+	mdAnswerEN   = "## Release plan\n\n| Step | Owner | Time |\n|:--|:-:|--:|\n| Build | CI | 4 min |\n" +
+		"| Deploy | **you** | 2 min |\n\n1. Tag the release\n2. Deploy\n   - run `make deploy DRY_RUN=1`\n" +
+		"   - then ~~make deploy~~ `make deploy APPLY=1`\n3. Watch the logs\n\n- [x] tests green\n- [ ] changelog\n\n" +
+		"```go\n// Deploy runs the release.\nfunc Deploy(ctx context.Context) error {\n\treturn run(ctx, \"make\", \"deploy\")\n}\n```\n\n" +
+		"Docs: https://example.com/release\n"
+	mdQuestionZH = "给我发布计划"
+	mdAnswerZH   = "## 发布计划\n\n| 步骤 | 负责人 | 耗时 |\n|:--|:-:|--:|\n| 构建 | CI | 4 分钟 |\n" +
+		"| 部署 | **你** | 2 分钟 |\n\n1. 打标签\n2. 部署\n   - 先跑 `./deploy.sh --dry-run`\n   - 再跑 ~~旧脚本~~ `./deploy.sh --apply`\n" +
+		"3. 看日志\n\n- [x] 测试通过\n- [ ] 更新日志\n\n```sh\n# 部署\n./deploy.sh --apply\n```\n"
+)
+
+// TestE2EMarkdown shows Markdown-heavy answers, in English and in Chinese
+// (tables, nested, ordered and task lists, strikethrough, highlighted
+// code), each in a screenshot, and checks they are saved as sent.
+func TestE2EMarkdown(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Respond = byQuestion(map[string]agenttest.Reply{
+		mdQuestionEN: {Text: mdAnswerEN},
+		mdQuestionZH: {Text: mdAnswerZH},
+	})
+	s := e.open(setup{Config: e.config(), Memories: seeded})
+	for _, md := range []struct{ question, answer, shot string }{
+		{mdQuestionEN, mdAnswerEN, "markdown-en"},
+		{mdQuestionZH, mdAnswerZH, "markdown-zh"},
+	} {
+		s.send(md.question)
+		if m := s.waitAnswer(20*time.Second, md.question); m.Text != md.answer {
+			t.Errorf("the answer to %q is saved as %q, want %q", md.question, m.Text, md.answer)
+		}
+		time.Sleep(900 * time.Millisecond)
+		s.shot(md.shot)
 	}
 }
 

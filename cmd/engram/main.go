@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -92,32 +93,89 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return runApp(ctx, app.NewWithID(appID), opts)
 }
 
-// runApp opens the agent and runs the window on a. With no endpoint
-// configured it looks for a local OpenAI-compatible server first. A config
-// file that does not load is reported in the window, which then starts with
-// the defaults.
+// runApp draws the window on a first, with the chat list still empty, and
+// then, off the UI goroutine, resolves the config (with no endpoint
+// configured it looks for a local OpenAI-compatible server, up to 400 ms a
+// candidate) and opens the agent (which reads the chats and the memories);
+// once it is open the window starts and the chats fill in. A config file
+// that does not load is reported in the window, which then starts with the
+// defaults; an agent that does not open is reported there too.
 func runApp(ctx context.Context, a fyne.App, opts options) error {
-	cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-	ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
-		Memory: memory.Options{StateDir: opts.state}})
-	if err != nil {
-		return err
+	do := opts.do
+	if do == nil {
+		do = fyne.Do
 	}
 	w := a.NewWindow("Engram")
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetMaster()
-	u := ui.New(w, ag, ui.Options{Do: opts.do, Home: opts.home, Fonts: ui.FontCheck{FyneFont: opts.getenv("FYNE_FONT")}})
-	if cfgErr != nil {
-		dialog.ShowError(fmt.Errorf("%w; starting with the default settings", cfgErr), w)
-	}
+	// The window's language is in the config file, read at once; the rest
+	// of the config (and its errors) comes with the agent.
+	early, _ := agent.LoadConfig(opts.paths.ConfigFile(), opts.getenv)
+	b := &lateBackend{early: early}
+	u := ui.New(w, b, ui.Options{Do: opts.do, Home: opts.home, Fonts: ui.FontCheck{FyneFont: opts.getenv("FYNE_FONT")}})
 	w.Show()
-	u.Start()
+	opened := make(chan *agent.Agent, 1)
+	var openErr error
+	var mu sync.Mutex // held while the window starts, and to mark it closed
+	closed := false
+	go func() {
+		cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
+		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
+			Memory: memory.Options{StateDir: opts.state}})
+		openErr = err
+		opened <- ag // before do: a window closed meanwhile still closes the agent
+		do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed { // fyne.Do runs f at once while the app shuts down
+				return
+			}
+			if err != nil {
+				dialog.ShowError(fmt.Errorf("Engram could not start: %w", err), w)
+				return
+			}
+			b.Agent = ag
+			if cfgErr != nil {
+				dialog.ShowError(fmt.Errorf("%w; starting with the default settings", cfgErr), w)
+			}
+			u.Start()
+		})
+	}()
 	quit := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	a.Run()
 	quit()
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+	ag := <-opened
 	u.Close()
+	if openErr != nil {
+		return openErr
+	}
 	if err := ag.Close(); err != nil {
 		return fmt.Errorf("close: %w", err)
 	}
 	return nil
 }
+
+// lateBackend is the window's backend (and the review panel's), the
+// agent, which is set once it has opened and before the window starts
+// (ui.UI.Start): the window makes no backend call before it starts but
+// Config, for its language, which the early config answers.
+type lateBackend struct {
+	*agent.Agent
+	early agent.Config
+}
+
+// Config is the agent's config, or the early one until the agent opened.
+func (b *lateBackend) Config() agent.Config {
+	if b.Agent == nil {
+		return b.early
+	}
+	return b.Agent.Config()
+}
+
+var (
+	_ ui.Backend  = (*lateBackend)(nil)
+	_ ui.Reviewer = (*lateBackend)(nil)
+)

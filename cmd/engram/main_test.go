@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"engram/agent"
@@ -52,27 +54,48 @@ func TestRunAppFirstStart(t *testing.T) {
 	}
 	env := map[string]string{agent.EnvModel: "from-env"}
 	a := test.NewTempApp(t)
-	// The test driver's Run returns at once; what the background work hands
-	// to the UI goroutine is queued and dropped, so nothing touches the
-	// widgets from two goroutines.
+	// The test driver's Run returns at once. What is handed to the UI
+	// goroutine runs one at a time, so nothing touches the widgets from two
+	// goroutines; once the window closes (Close), the UI drops what is
+	// handed to it.
 	var mu sync.Mutex
 	var queued int
-	do := func(func()) {
+	do := func(f func()) {
 		mu.Lock()
+		defer mu.Unlock()
 		queued++
-		mu.Unlock()
+		f()
 	}
 	opts := options{paths: paths, getenv: func(k string) string { return env[k] }, do: do}
-	if err := runApp(context.Background(), a, opts); err != nil {
+	// The window stays open until the first chat is on disk (or 20 s).
+	chatFiles := func() []string {
+		files, _ := filepath.Glob(filepath.Join(paths.ChatsDir(), "*.json"))
+		return files
+	}
+	run := runUntil{App: a, done: func() bool { return len(chatFiles()) > 0 }}
+	if err := runApp(context.Background(), run, opts); err != nil {
 		t.Fatalf("runApp: %v", err)
 	}
-	chats, err := filepath.Glob(filepath.Join(paths.ChatsDir(), "*.json"))
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chat files %v (%v), want the first chat", chats, err)
+	if chats := chatFiles(); len(chats) != 1 {
+		t.Fatalf("chat files %v, want the first chat", chats)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if queued == 0 {
 		t.Error("no background result was handed to the UI")
+	}
+}
+
+// runUntil is an app whose Run returns once done holds (or after 20 s),
+// as if the window were closed then.
+type runUntil struct {
+	fyne.App
+	done func() bool
+}
+
+// Run waits for done.
+func (r runUntil) Run() {
+	for end := time.Now().Add(20 * time.Second); !r.done() && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -156,8 +156,10 @@ func (ix *Index) distinct(sc *searchScratch, ranked []cand, k int, cut float32) 
 
 // explain appends to terms the words of the query and history that a hit's
 // chunk (doc) matched, once each, merging overlapping pieces (CJK bigrams,
-// parts of an identifier) back into the words people typed.
-func (ix *Index) explain(sc *searchScratch, terms []string, doc int32) []string {
+// parts of an identifier) back into the words people typed, and the
+// translations it matched ("花生 → peanuts"). It also returns those of
+// them that only the history matched (nil when none).
+func (ix *Index) explain(sc *searchScratch, terms []string, doc int32) ([]string, []string) {
 	sc.stamp++
 	if sc.stamp == 0 {
 		clear(sc.inDoc)
@@ -179,8 +181,21 @@ func (ix *Index) explain(sc *searchScratch, terms []string, doc int32) []string 
 	}
 	sc.spans = spans
 	start := len(terms)
+	var earlier []string
+	add := func(w string, src int32) {
+		same := func(x string) bool { return strings.EqualFold(x, w) }
+		switch {
+		case !slices.ContainsFunc(terms[start:], same):
+			terms = append(terms, w)
+			if src > 0 {
+				earlier = append(earlier, w)
+			}
+		case src == 0:
+			earlier = slices.DeleteFunc(earlier, same)
+		}
+	}
 	for _, s := range spans {
-		terms = addTerm(terms, start, sc.source(s.src).span(s.start, s.end))
+		add(sc.source(s.src).span(s.start, s.end), s.src)
 	}
 	// Translations: the word as typed, and what it matched.
 	m := &ix.docMeta[doc]
@@ -194,18 +209,12 @@ func (ix *Index) explain(sc *searchScratch, terms []string, doc int32) []string 
 		if g.fromChinese {
 			to = sc.surface(ix.slots[ix.docSlot[doc]].e.Text[m.start:m.end], t.text)
 		}
-		terms = addTerm(terms, start, sc.source(g.src).span(g.start, g.end)+" → "+to)
+		add(sc.source(g.src).span(g.start, g.end)+" → "+to, g.src)
 	}
-	return terms
-}
-
-// addTerm appends w to terms unless terms[start:] holds it already (in
-// any case).
-func addTerm(terms []string, start int, w string) []string {
-	if !slices.ContainsFunc(terms[start:], func(x string) bool { return strings.EqualFold(x, w) }) {
-		terms = append(terms, w)
+	if len(earlier) == 0 {
+		earlier = nil
 	}
-	return terms
+	return terms, earlier
 }
 
 // source is the text a query token comes from (src as in qtok).

@@ -49,6 +49,9 @@ type Hit struct {
 	Chunk  int
 	Offset int
 	Terms  []string
+	// Earlier are those of Terms that only the history matched, not the
+	// query itself.
+	Earlier []string
 }
 
 // Options tunes one search.
@@ -295,7 +298,7 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
 		start := len(terms)
-		terms = ix.explain(sc, terms, sc.hitDocs[i])
+		terms, hits[i].Earlier = ix.explain(sc, terms, sc.hitDocs[i])
 		if n := len(terms); n > start {
 			hits[i].Terms = terms[start:n:n]
 		}
