@@ -260,11 +260,10 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 		ix.accumulateGroup(sc, &sc.groups[j], ka, kb)
 		j++
 	}
-	ix.aggregate(sc)
-	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.slotsHit) > 0 {
+	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.touched) > 0 {
 		ix.feedback(sc, ka, kb)
-		ix.aggregate(sc)
 	}
+	ix.aggregate(sc)
 	if p.ctxWeight > 0 {
 		ix.context(sc)
 	}
