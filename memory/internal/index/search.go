@@ -164,6 +164,7 @@ type searchScratch struct {
 	tok      analysis.Tokenizer
 	acc      []float32 // by doc
 	touched  []int32   // docs with acc > 0
+	found    []uint64  // bit d: doc d is in touched
 	best     []float32 // by slot
 	ctx      []float32 // by slot
 	ctxHit   []int32
@@ -307,6 +308,7 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 	if len(sc.acc) < docs {
 		sc.acc = make([]float32, docs+docs/4)
 		sc.gtf = make([]float32, docs+docs/4)
+		sc.found = make([]uint64, (docs+docs/4)/64+1)
 	}
 	if len(sc.best) < slots {
 		sc.best = make([]float32, slots+slots/4)
@@ -325,6 +327,7 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 func (ix *Index) reset(sc *searchScratch) {
 	for _, d := range sc.touched {
 		sc.acc[d] = 0
+		sc.found[d/64] = 0
 	}
 	for _, s := range sc.slotsHit {
 		sc.best[s] = 0
@@ -473,7 +476,7 @@ func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32,
 		}
 		for _, v := range t.post {
 			d, tf := unpack(v)
-			if acc[d] != 0 && docLen[d] >= 0 {
+			if sc.isFound(d) {
 				acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
 			}
 		}
@@ -486,11 +489,22 @@ func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32,
 			continue
 		}
 		if acc[d] == 0 {
-			sc.touched = append(sc.touched, d)
+			sc.touch(d)
 		}
 		acc[d] += weight * tf / (tf + ka + kb*float32(l))
 	}
 }
+
+// touch adds doc d to the docs found (sc.touched).
+func (sc *searchScratch) touch(d int32) {
+	sc.touched = append(sc.touched, d)
+	sc.found[d/64] |= 1 << (d % 64)
+}
+
+// isFound reports whether doc d is in sc.touched: a bitmap small enough to
+// stay in the cache, unlike sc.acc, for the minor terms that walk long
+// postings to find the few docs found already.
+func (sc *searchScratch) isFound(d int32) bool { return sc.found[d/64]&(1<<(d%64)) != 0 }
 
 // aggregate keeps, for every entry touched, its best chunk and score.
 func (ix *Index) aggregate(sc *searchScratch) {
