@@ -165,6 +165,7 @@ type searchScratch struct {
 	acc      []float32 // by doc
 	touched  []int32   // docs with acc > 0
 	found    []uint64  // bit d: doc d is in touched
+	postBuf  []uint32  // postings of docs found (foundPostings)
 	best     []float32 // by slot
 	ctx      []float32 // by slot
 	ctxHit   []int32
@@ -474,11 +475,9 @@ func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32,
 			}
 			return
 		}
-		for _, v := range t.post {
+		for _, v := range sc.foundPostings(t.post) {
 			d, tf := unpack(v)
-			if sc.isFound(d) {
-				acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
-			}
+			acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
 		}
 		return
 	}
@@ -505,6 +504,22 @@ func (sc *searchScratch) touch(d int32) {
 // stay in the cache, unlike sc.acc, for the minor terms that walk long
 // postings to find the few docs found already.
 func (sc *searchScratch) isFound(d int32) bool { return sc.found[d/64]&(1<<(d%64)) != 0 }
+
+// foundPostings returns the postings of post whose docs are found, in
+// order, in a buffer reused by the next call. It copies every posting and
+// counts those found, without a branch: whether a doc was found is a coin
+// toss the processor would often guess wrong.
+func (sc *searchScratch) foundPostings(post []uint32) []uint32 {
+	buf := slices.Grow(sc.postBuf[:0], len(post))[:len(post)]
+	n := 0
+	for _, v := range post {
+		d := v >> tfBits
+		buf[n] = v
+		n += int(sc.found[d/64] >> (d % 64) & 1)
+	}
+	sc.postBuf = buf
+	return buf[:n]
+}
 
 // aggregate keeps, for every entry touched, its best chunk and score.
 func (ix *Index) aggregate(sc *searchScratch) {
