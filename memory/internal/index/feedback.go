@@ -10,12 +10,7 @@ import (
 // contribution to the accumulators.
 func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 	p := &ix.params
-	// the prfDocs best chunks of the first pass
-	sc.cands = sc.cands[:0]
-	for _, s := range sc.slotsHit {
-		sc.cands = append(sc.cands, cand{sc.best[s], s})
-	}
-	top := ix.selectTop(sc, p.prfDocs, nil, 1)
+	top := ix.firstTop(sc, p.prfDocs)
 	n := float32(ix.liveChunks())
 	total := float32(0)
 	for _, c := range top {
@@ -77,6 +72,43 @@ func (ix *Index) feedback(sc *searchScratch, ka, kb float32) {
 		w := p.prfWeight * e.w / topW
 		ix.accumulate(sc, e.id, w*e.idf*(p.k1+1), ka, kb, e.df > float32(p.prfMinorDF) || e.df > float32(p.minorMin) && e.df > p.commonDF*n)
 	}
+}
+
+// firstTop returns the k best entries of the first pass, best first, with
+// their best chunks in sc.bestDoc: those aggregate and selectTop would
+// find, without aggregating every chunk touched, since a chunk scoring less
+// than the worst of the k kept so far changes nothing. The result lives in
+// sc.top until the next call.
+func (ix *Index) firstTop(sc *searchScratch, k int) []cand {
+	top := sc.top[:0]
+	for _, d := range sc.touched {
+		v := sc.acc[d]
+		if len(top) == k && v < top[k-1].score {
+			continue
+		}
+		s := ix.docSlot[d]
+		c := cand{v, s}
+		if i := slices.IndexFunc(top, func(t cand) bool { return t.slot == s }); i >= 0 {
+			// an entry's best chunk: the highest score, then the first
+			if v < top[i].score || v == top[i].score && d > sc.bestDoc[s] {
+				continue
+			}
+			top = slices.Delete(top, i, i+1)
+		} else if len(top) == k {
+			if !ix.better(c, top[k-1]) {
+				continue
+			}
+			top = top[:k-1]
+		}
+		sc.bestDoc[s] = d
+		i := len(top)
+		for i > 0 && ix.better(c, top[i-1]) {
+			i--
+		}
+		top = slices.Insert(top, i, c)
+	}
+	sc.top = top
+	return top
 }
 
 // expTerm is a candidate term of pseudo-relevance feedback.

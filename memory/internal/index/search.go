@@ -167,6 +167,8 @@ type searchScratch struct {
 	tok      analysis.Tokenizer
 	acc      []float32 // by doc
 	touched  []int32   // docs with acc > 0
+	found    []uint64  // bit d: doc d is in touched
+	postBuf  []uint32  // postings of docs found (foundPostings)
 	best     []float32 // by slot
 	ctx      []float32 // by slot
 	ctxHit   []int32
@@ -263,11 +265,10 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 		ix.accumulateGroup(sc, &sc.groups[j], ka, kb)
 		j++
 	}
-	ix.aggregate(sc)
-	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.slotsHit) > 0 {
+	if p.prfDocs > 0 && p.prfTerms > 0 && len(sc.touched) > 0 {
 		ix.feedback(sc, ka, kb)
-		ix.aggregate(sc)
 	}
+	ix.aggregate(sc)
 	if p.ctxWeight > 0 {
 		ix.context(sc)
 	}
@@ -311,6 +312,7 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 	if len(sc.acc) < docs {
 		sc.acc = make([]float32, docs+docs/4)
 		sc.gtf = make([]float32, docs+docs/4)
+		sc.found = make([]uint64, (docs+docs/4)/64+1)
 	}
 	if len(sc.best) < slots {
 		sc.best = make([]float32, slots+slots/4)
@@ -329,6 +331,7 @@ func (sc *searchScratch) grow(docs, slots, terms int) {
 func (ix *Index) reset(sc *searchScratch) {
 	for _, d := range sc.touched {
 		sc.acc[d] = 0
+		sc.found[d/64] = 0
 	}
 	for _, s := range sc.slotsHit {
 		sc.best[s] = 0
@@ -475,11 +478,9 @@ func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32,
 			}
 			return
 		}
-		for _, v := range t.post {
+		for _, v := range sc.foundPostings(t.post) {
 			d, tf := unpack(v)
-			if acc[d] != 0 && docLen[d] >= 0 {
-				acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
-			}
+			acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
 		}
 		return
 	}
@@ -490,10 +491,37 @@ func (ix *Index) accumulate(sc *searchScratch, id int32, weight, ka, kb float32,
 			continue
 		}
 		if acc[d] == 0 {
-			sc.touched = append(sc.touched, d)
+			sc.touch(d)
 		}
 		acc[d] += weight * tf / (tf + ka + kb*float32(l))
 	}
+}
+
+// touch adds doc d to the docs found (sc.touched).
+func (sc *searchScratch) touch(d int32) {
+	sc.touched = append(sc.touched, d)
+	sc.found[d/64] |= 1 << (d % 64)
+}
+
+// isFound reports whether doc d is in sc.touched: a bitmap small enough to
+// stay in the cache, unlike sc.acc, for the minor terms that walk long
+// postings to find the few docs found already.
+func (sc *searchScratch) isFound(d int32) bool { return sc.found[d/64]&(1<<(d%64)) != 0 }
+
+// foundPostings returns the postings of post whose docs are found, in
+// order, in a buffer reused by the next call. It copies every posting and
+// counts those found, without a branch: whether a doc was found is a coin
+// toss the processor would often guess wrong.
+func (sc *searchScratch) foundPostings(post []uint32) []uint32 {
+	buf := slices.Grow(sc.postBuf[:0], len(post))[:len(post)]
+	n := 0
+	for _, v := range post {
+		d := v >> tfBits
+		buf[n] = v
+		n += int(sc.found[d/64] >> (d % 64) & 1)
+	}
+	sc.postBuf = buf
+	return buf[:n]
 }
 
 // aggregate keeps, for every entry touched, its best chunk and score.

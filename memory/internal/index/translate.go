@@ -222,7 +222,7 @@ func (ix *Index) accumulateGroup(sc *searchScratch, g *qgroup, ka, kb float32) {
 		}
 		for _, v := range lead.post {
 			d, tf := unpack(v)
-			if docLen[d] < 0 || only && acc[d] == 0 {
+			if docLen[d] < 0 || only && !sc.isFound(d) {
 				continue
 			}
 			if len(ids) > 1 {
@@ -239,7 +239,7 @@ func (ix *Index) accumulateGroup(sc *searchScratch, g *qgroup, ka, kb float32) {
 		tf := gtf[d]
 		gtf[d] = 0
 		if acc[d] == 0 {
-			sc.touched = append(sc.touched, d)
+			sc.touch(d)
 		}
 		acc[d] += weight * tf / (tf + ka + kb*float32(docLen[d]))
 	}

@@ -167,6 +167,14 @@ func (t *table) foldRune(r rune) rune {
 func Fold(s string) string { return get().fold(s) }
 
 func (t *table) fold(s string) string {
+	if t.unchanged(s) {
+		return s
+	}
+	return t.rewrite(s)
+}
+
+// rewrite is fold without the test for text that stays as it is.
+func (t *table) rewrite(s string) string {
 	var b strings.Builder
 	changed := false
 	for i := 0; i < len(s); {

@@ -29,6 +29,14 @@ type table struct {
 
 	wordIdx, termIdx, foldIdx bucketIndex
 	mayFold                   []uint64 // bit r-hanBase: r folds alone or starts a fold word
+	// What a fold can change, for fold's shortcut (see unchanged): foldsTo
+	// marks (bit r-hanBase) the runes that fold alone or that a fold word
+	// writes otherwise; changes lists, for the latter, those words and
+	// where the rune is in them. foldsOut: a fold changes a rune below
+	// U+2E80, so the shortcut cannot be taken.
+	foldsTo  []uint64
+	changes  map[rune][]wordChange
+	foldsOut bool
 }
 
 // hanBase and hanEnd bound the common Han runes (CJK Extension A and the
@@ -140,7 +148,93 @@ func parse(data string) (*table, error) {
 		r, _ := utf8.DecodeRuneInString(s)
 		mark(r)
 	}
+	t.markChanges()
 	return t, nil
+}
+
+// wordChange is a fold word that writes one of its runes otherwise, and
+// that rune's offset in it, in runes.
+type wordChange struct {
+	word string
+	at   int
+}
+
+// markChanges sets foldsTo, changes and foldsOut.
+func (t *table) markChanges() {
+	t.foldsTo = make([]uint64, (hanEnd-hanBase+63)/64)
+	t.changes = make(map[rune][]wordChange)
+	mark := func(r rune) {
+		switch {
+		case hanBase <= r && r < hanEnd:
+			t.foldsTo[(r-hanBase)/64] |= 1 << ((r - hanBase) % 64)
+		case r < 0x2e80:
+			t.foldsOut = true
+		}
+	}
+	for i := 0; i < len(t.foldr); i += pairSize {
+		mark(rune(u32(t.foldr, i)))
+	}
+	for i := 0; i < len(t.foldw); i += recordSize {
+		trad, _ := t.text(t.foldw, i)
+		so, sn := u32(t.foldw, i+8), u16(t.foldw, i+6)
+		simp := t.blob[so : so+sn]
+		if utf8.RuneCountInString(trad) != utf8.RuneCountInString(simp) {
+			t.foldsOut = true // no rune-by-rune comparison
+			continue
+		}
+		j, at := 0, 0
+		for _, r := range trad {
+			s, n := utf8.DecodeRuneInString(simp[j:])
+			j += n
+			if r != s {
+				mark(r)
+				t.changes[r] = append(t.changes[r], wordChange{trad, at})
+			}
+			at++
+		}
+	}
+}
+
+// unchanged reports whether s surely folds to itself: no rune of it from
+// U+2E80 up is one a fold may change, or each such rune folds only within
+// words that s does not hold around it.
+func (t *table) unchanged(s string) bool {
+	if t.foldsOut {
+		return false
+	}
+	for i, r := range s {
+		if r < 0x2e80 {
+			continue
+		}
+		if r < hanBase || r >= hanEnd {
+			return false
+		}
+		if t.foldsTo[(r-hanBase)/64]&(1<<((r-hanBase)%64)) == 0 {
+			continue
+		}
+		if t.foldRune(r) != r {
+			return false
+		}
+		for _, c := range t.changes[r] {
+			if holdsAt(s, i, c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// holdsAt reports whether s holds c.word with its changed rune at byte i.
+func holdsAt(s string, i int, c wordChange) bool {
+	start := i
+	for range c.at {
+		if start == 0 {
+			return false
+		}
+		_, n := utf8.DecodeLastRuneInString(s[:start])
+		start -= n
+	}
+	return strings.HasPrefix(s[start:], c.word)
 }
 
 // emptyTable is a valid table with nothing in it; it serves every lookup
