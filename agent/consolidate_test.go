@@ -128,7 +128,7 @@ func TestContradictionForgottenWithUndo(t *testing.T) {
 	mine := addMemory(t, st, memory.Entry{Kind: memory.KindFact, Text: "The user's office is in Oslo.", Source: memory.SourceUser})
 	other := addMemory(t, st, memory.Entry{Kind: memory.KindFact, Text: "The user owns a bicycle.", Source: memory.SourceAuto})
 	id := h.newChat()
-	_, events := h.distillTurn(id, "I moved away from Oslo, I do not live or work there any more.", "Understood.",
+	_, events := h.distillTurn(id, "I moved away from Oslo: I do not live there, and my office is not in Oslo any more.", "Understood.",
 		"<think>they moved</think>```json\n[{\"op\":\"forget\",\"id\":\""+oslo.ID+"\",\"reason\":\"the user moved away\"},"+
 			"{\"op\":\"forget\",\"id\":\""+mine.ID+"\",\"reason\":\"the user moved away\"},"+
 			"{\"op\":\"forget\",\"id\":\""+other.ID+"\"},{\"op\":\"update\",\"id\":\"nosuchid00\",\"text\":\"x y z\"}]\n```")
