@@ -23,13 +23,14 @@ import (
 // session is what the window knows of one chat: its info, its messages as
 // loaded and then updated by events, and whether a turn is running.
 type session struct {
-	info   ChatInfo
-	msgs   []*msgState
-	loaded bool
-	busy   bool
-	queued string            // a message sent before msgs loaded, sent once they have
-	jump   string            // the ID of a message to scroll to once msgs are shown
-	recall pendingSave[bool] // the saves of info.AutoRecall
+	info    ChatInfo
+	msgs    []*msgState
+	loaded  bool
+	busy    bool
+	queued  string                         // a message sent before msgs loaded, sent once they have
+	jump    string                         // the ID of a message to scroll to once msgs are shown
+	recall  pendingSave[bool]              // the saves of info.AutoRecall
+	capture pendingSave[agent.CaptureMode] // the saves of info.Capture
 }
 
 // msgState is a message plus what only the window tracks about it.

@@ -33,18 +33,15 @@ type toolbar struct {
 	capture     *widget.Button
 	captureIcon *widget.Button
 	captureBox  *fyne.Container
-	// captureSaves follows the saves of each chat's capture mode, by chat
-	// ID, while some are queued.
-	captureSaves map[string]*pendingSave[agent.CaptureMode]
-	model        *widget.Select
-	memories     *widget.Button
-	root         fyne.CanvasObject
-	showing      bool // set while the widgets are being filled, to ignore their callbacks
-	modelsGen    int
+	model       *widget.Select
+	memories    *widget.Button
+	root        fyne.CanvasObject
+	showing     bool // set while the widgets are being filled, to ignore their callbacks
+	modelsGen   int
 }
 
 func newToolbar(u *UI) *toolbar {
-	t := &toolbar{u: u, captureSaves: map[string]*pendingSave[agent.CaptureMode]{}}
+	t := &toolbar{u: u}
 	t.project = widget.NewButtonWithIcon(lang.L("No project"), theme.FolderIcon(), t.projectMenu)
 	t.project.Importance = widget.LowImportance
 	t.agents = widget.NewButtonWithIcon("AGENTS.md –", theme.DocumentIcon(), t.openInstructions)
@@ -214,7 +211,7 @@ func (t *toolbar) captureItems() []*fyne.MenuItem {
 	if s == nil {
 		return nil
 	}
-	setting := lang.L("As in Settings: {{.Mode}}", map[string]any{"Mode": captureName(settingCapture(u.cfg))})
+	setting := lang.L("As in Settings: {{.Mode}}", map[string]any{"Mode": captureName(u.cfg.CaptureSetting())})
 	items := []*fyne.MenuItem{fyne.NewMenuItem(setting, func() { t.captureChanged("") }), fyne.NewMenuItemSeparator()}
 	items[0].Checked = s.info.Capture == ""
 	for _, m := range captureModes {
@@ -236,21 +233,13 @@ func (t *toolbar) captureChanged(m agent.CaptureMode) {
 		return
 	}
 	id := s.info.ID
-	p := t.captureSaves[id]
-	if p == nil {
-		p = &pendingSave[agent.CaptureMode]{}
-		t.captureSaves[id] = p
-	}
-	p.start(s.info.Capture)
+	s.capture.start(s.info.Capture)
 	u.changeInfo(id, func(c *ChatInfo) { c.Capture = m })
 	t.showCapture(m)
 	u.write(func() func() {
 		err := cs.SetCapture(id, m)
 		return func() {
-			back, undo := p.end(m, err)
-			if p.ended == p.queued {
-				delete(t.captureSaves, id)
-			}
+			back, undo := s.capture.end(m, err)
 			if err == nil {
 				return
 			}

@@ -186,8 +186,8 @@ func TestChatCaptureFailedSaveRollsBack(t *testing.T) {
 	if want := []string{id + ": ask", id + ": off", id + ": ask", id + ": off"}; !slices.Equal(cb.captureCalls(), want) {
 		t.Fatalf("SetCapture calls %q, want %q", cb.captureCalls(), want)
 	}
-	if len(bar.captureSaves) != 0 {
-		t.Errorf("%d chats still follow capture saves", len(bar.captureSaves))
+	if p := h.u.currentSession().capture; p.queued != p.ended {
+		t.Errorf("%d capture saves still followed", p.queued-p.ended)
 	}
 }
 
