@@ -161,13 +161,5 @@ func (x *Index) Complete(prefix string, n int) []string {
 // with prefix, the most common first (see Index.Complete). It looks them up
 // in the store's index, built on first use like Recall's.
 func (s *Store) Complete(prefix string, n int) []string {
-	s.mu.Lock()
-	if s.index == nil { // as in Recall
-		live := slices.DeleteFunc(s.sorted(s.recs), func(e Entry) bool { return !e.Live() })
-		s.index = NewIndex()
-		s.index.PutAll(live)
-	}
-	ix := s.index
-	s.mu.Unlock()
-	return ix.Complete(prefix, n)
+	return s.searchIndex().Complete(prefix, n)
 }

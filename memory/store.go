@@ -391,15 +391,20 @@ func (s *Store) History(id string) []Entry {
 // Recall ranks the live entries for a query (see Index.Search). The index
 // is built on the first call and kept current after that.
 func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit {
+	return s.searchIndex().Search(query, history, opts)
+}
+
+// searchIndex is the store's index of its live entries, built on the first
+// call and kept current by every change after that.
+func (s *Store) searchIndex() *Index {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.index == nil {
 		live := slices.DeleteFunc(s.sorted(s.recs), func(e Entry) bool { return !e.Live() })
 		s.index = NewIndex()
 		s.index.PutAll(live)
 	}
-	ix := s.index
-	s.mu.Unlock()
-	return ix.Search(query, history, opts)
+	return s.index
 }
 
 // Close releases the lock file. Reads keep working on what was loaded;
