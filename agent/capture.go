@@ -37,13 +37,20 @@ func ParseCaptureMode(s string) (CaptureMode, error) {
 
 // captureMode is the mode of a chat: its own, else the setting's.
 func captureMode(cfg Config, chat ChatInfo) CaptureMode {
-	switch {
-	case chat.Capture != "":
+	if chat.Capture != "" {
 		return chat.Capture
-	case !cfg.Distill:
+	}
+	return cfg.CaptureSetting()
+}
+
+// CaptureSetting is the capture mode of the chats that choose none:
+// Capture, CaptureOff when distillation is switched off, else CaptureAuto.
+func (c Config) CaptureSetting() CaptureMode {
+	switch {
+	case !c.Distill:
 		return CaptureOff
-	case cfg.Capture != "":
-		return cfg.Capture
+	case c.Capture != "":
+		return c.Capture
 	}
 	return CaptureAuto
 }

@@ -68,15 +68,3 @@ func captureOf(name string) agent.CaptureMode {
 	}
 	return agent.CaptureAuto
 }
-
-// settingCapture is the capture mode a config sets for chats that choose
-// none (distillation switched off means off).
-func settingCapture(c agent.Config) agent.CaptureMode {
-	switch {
-	case !c.Distill:
-		return agent.CaptureOff
-	case c.Capture != "":
-		return c.Capture
-	}
-	return agent.CaptureAuto
-}

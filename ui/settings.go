@@ -84,7 +84,7 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	f.recall = widget.NewCheck(lang.L("Recall memories automatically in new chats"), nil)
 	f.recall.SetChecked(c.AutoRecall)
 	f.capture = widget.NewSelect(captureNames(), nil)
-	f.capture.SetSelected(captureName(settingCapture(c)))
+	f.capture.SetSelected(captureName(c.CaptureSetting()))
 	f.topK = widget.NewEntry()
 	f.topK.SetText(strconv.Itoa(c.RecallTopK))
 	f.topK.Validator = validateInt(1, 50)
