@@ -471,7 +471,7 @@ func failed(m Message) bool {
 // start runs the turn that st prepares on its own goroutine, unless the
 // chat is unknown, runs a turn already or the agent is closed.
 func (a *Agent) start(ctx context.Context, chatID string, st starter) error {
-	if _, err := a.chats.get(chatID); err != nil {
+	if _, err := a.chats.info(chatID); err != nil {
 		return err
 	}
 	a.mu.Lock()

@@ -22,7 +22,7 @@ const distillTimeout = 2 * time.Minute
 func (a *Agent) distill(cfg Config, chatID, projectDir, user, excerpt string) {
 	ctx, cancel := context.WithTimeout(a.ctx, distillTimeout)
 	defer cancel()
-	chat, err := a.chats.get(chatID)
+	info, err := a.chats.info(chatID)
 	if err != nil {
 		return // deleted meanwhile
 	}
@@ -30,7 +30,7 @@ func (a *Agent) distill(cfg Config, chatID, projectDir, user, excerpt string) {
 	if projectDir != "" {
 		proj, _ = a.project(projectDir) // opened by the turn already
 	}
-	res, err := a.consolidateTurn(ctx, cfg, captureMode(cfg, chat.ChatInfo), chatID, proj, user, excerpt)
+	res, err := a.consolidateTurn(ctx, cfg, captureMode(cfg, info), chatID, proj, user, excerpt)
 	if ctx.Err() != nil {
 		return // closing
 	}

@@ -57,8 +57,8 @@ func (c Config) CaptureSetting() CaptureMode {
 
 // capturing reports whether a turn of the chat is distilled.
 func (a *Agent) capturing(cfg Config, chatID string) bool {
-	c, err := a.chats.get(chatID)
-	return err == nil && captureMode(cfg, c.ChatInfo) != CaptureOff
+	info, err := a.chats.info(chatID)
+	return err == nil && captureMode(cfg, info) != CaptureOff
 }
 
 // SetCapture sets a chat's capture mode ("" follows the setting).

@@ -215,6 +215,17 @@ func (cs *chatStore) get(id string) (Chat, error) {
 	return out, nil
 }
 
+// info returns a chat's info, without copying its messages.
+func (cs *chatStore) info(id string) (ChatInfo, error) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.chats[id]
+	if !ok {
+		return ChatInfo{}, fmt.Errorf("chat %q: %w", id, ErrChatNotFound)
+	}
+	return c.ChatInfo, nil
+}
+
 // update changes a chat with fn and saves it. fn returns whether anything
 // changed.
 func (cs *chatStore) update(id string, fn func(c *Chat) bool) error {
