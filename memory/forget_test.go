@@ -13,8 +13,8 @@ import (
 func TestForgetRemovesTextAtOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{})
-	old := mustAdd(t, s, memory.Entry{Text: "The user's locker code is 4711."})
-	cur, err := s.Supersede(old.ID, memory.Entry{Text: "The user's locker code is 8812."})
+	old := mustAdd(t, s, memory.Entry{Text: "The user's locker code is zulu-kilo."})
+	cur, err := s.Supersede(old.ID, memory.Entry{Text: "The user's locker code is yankee-victor."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestForgetRemovesTextAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{"4711", "8812", "locker"} {
+	for _, text := range []string{"zulu-kilo", "yankee-victor", "locker"} {
 		if strings.Contains(string(data), text) {
 			t.Errorf("the file still holds %q:\n%s", text, data)
 		}
