@@ -5,40 +5,19 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"engram/memory/internal/randtext"
 )
 
-// recallRandText draws words (English, Chinese, identifiers) from a small
-// vocabulary so that queries and entries overlap; now and then it is long
-// enough to be chunked.
-func recallRandText(r *rand.Rand) string {
-	words := strings.Fields("deploy server config tabs spaces python rust memory recall index " +
-		"MAX_HISTORY_CHARS camelCase 发布 日期 配置 服务器 偏好 记忆 项目 Bluebird 2026 v1.2.3")
-	n := 1 + r.IntN(12)
-	if r.IntN(8) == 0 {
-		n = 150 + r.IntN(100)
-	}
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(words[r.IntN(len(words))])
-	}
-	return b.String()
-}
-
-var recallBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-
 func recallRandEntry(r *rand.Rand, id string) Entry {
-	created := recallBase.Add(time.Duration(r.IntN(40)) * time.Hour)
+	created := randtext.Base.Add(time.Duration(r.IntN(40)) * time.Hour)
 	return Entry{
 		ID:      id,
 		Kind:    Kinds[r.IntN(len(Kinds))],
-		Text:    recallRandText(r),
+		Text:    randtext.Text(r),
 		Pinned:  r.IntN(10) == 0,
 		Created: created,
 		Updated: created,
@@ -73,9 +52,9 @@ func recallQueries(ix *Index) [][]Hit {
 // indexed again, but hits carry the new version.
 func TestHitsCarryNewVersion(t *testing.T) {
 	ix := NewIndex()
-	e := Entry{ID: "a", Kind: KindFact, Text: "The deploy runs from the blue pipeline.", Created: recallBase, Updated: recallBase}
+	e := Entry{ID: "a", Kind: KindFact, Text: "The deploy runs from the blue pipeline.", Created: randtext.Base, Updated: randtext.Base}
 	ix.Put(e)
-	e.Uses, e.LastUsed, e.Pinned = 3, recallBase.Add(time.Hour), true
+	e.Uses, e.LastUsed, e.Pinned = 3, randtext.Base.Add(time.Hour), true
 	ix.Put(e)
 	hits := ix.Search("deploy pipeline", nil, RecallOptions{})
 	if len(hits) != 1 || hits[0].Entry.Uses != 3 || !hits[0].Entry.Pinned {
@@ -94,7 +73,7 @@ func TestPutAllEqualsPut(t *testing.T) {
 	for i := range 300 {
 		es = append(es, recallRandEntry(r, fmt.Sprint(i)))
 	}
-	es[7].Deleted = recallBase // not live: left out
+	es[7].Deleted = randtext.Base // not live: left out
 	one := NewIndex()
 	for _, e := range es {
 		one.Put(e)
@@ -146,7 +125,7 @@ func TestIndexConcurrent(t *testing.T) {
 				case 1:
 					ix.Delete(fmt.Sprint(r.IntN(300)))
 				default:
-					ix.Search(recallRandText(r), []string{recallRandText(r)}, RecallOptions{K: 1 + i%10})
+					ix.Search(randtext.Text(r), []string{randtext.Text(r)}, RecallOptions{K: 1 + i%10})
 					ix.Len()
 				}
 			}

@@ -5,32 +5,11 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
+
+	"engram/memory/internal/randtext"
 )
-
-// recallRandText draws words (English, Chinese, identifiers) from a small
-// vocabulary so that queries and entries overlap; now and then it is long
-// enough to be chunked.
-func recallRandText(r *rand.Rand) string {
-	words := strings.Fields("deploy server config tabs spaces python rust memory recall index " +
-		"MAX_HISTORY_CHARS camelCase 发布 日期 配置 服务器 偏好 记忆 项目 Bluebird 2026 v1.2.3")
-	n := 1 + r.IntN(12)
-	if r.IntN(8) == 0 {
-		n = 150 + r.IntN(100)
-	}
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(words[r.IntN(len(words))])
-	}
-	return b.String()
-}
-
-var recallBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // testKinds stand for memory's kinds: the label and boost it gives each.
 var testKinds = []struct {
@@ -39,13 +18,13 @@ var testKinds = []struct {
 }{{"preference 偏好", 0.05}, {"correction 纠正", 0.05}, {"lesson 经验 教训", 0}, {"fact 事实", 0}}
 
 func randDoc(r *rand.Rand, id string) Doc {
-	created := recallBase.Add(time.Duration(r.IntN(40)) * time.Hour)
+	created := randtext.Base.Add(time.Duration(r.IntN(40)) * time.Hour)
 	k := testKinds[r.IntN(len(testKinds))]
 	return Doc{
 		ID:      id,
 		Label:   k.label,
 		Boost:   k.boost,
-		Text:    recallRandText(r),
+		Text:    randtext.Text(r),
 		Pinned:  r.IntN(10) == 0,
 		Created: created,
 		Updated: created,
@@ -119,7 +98,7 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 						ix.mu.Unlock()
 					} else if e, ok := live[id]; ok { // used or pinned: same text
 						e.Uses++
-						e.LastUsed = recallBase.Add(time.Duration(step) * time.Minute)
+						e.LastUsed = randtext.Base.Add(time.Duration(step) * time.Minute)
 						e.Pinned = !e.Pinned
 						live[id] = e
 						ix.Put(e)
@@ -150,11 +129,11 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 // not indexed again, but its boost counts.
 func TestPutSameTextKeepsChunks(t *testing.T) {
 	ix := New()
-	e := Doc{ID: "a", Label: "fact 事实", Text: "The deploy runs from the blue pipeline.", Created: recallBase, Updated: recallBase}
+	e := Doc{ID: "a", Label: "fact 事实", Text: "The deploy runs from the blue pipeline.", Created: randtext.Base, Updated: randtext.Base}
 	ix.Put(e)
-	ix.Put(Doc{ID: "b", Label: "fact 事实", Text: "Lunch is at noon.", Created: recallBase.Add(time.Hour), Updated: recallBase.Add(time.Hour)})
+	ix.Put(Doc{ID: "b", Label: "fact 事实", Text: "Lunch is at noon.", Created: randtext.Base.Add(time.Hour), Updated: randtext.Base.Add(time.Hour)})
 	docs := len(ix.docLen)
-	e.Uses, e.LastUsed, e.Pinned = 3, recallBase.Add(time.Hour), true
+	e.Uses, e.LastUsed, e.Pinned = 3, randtext.Base.Add(time.Hour), true
 	ix.Put(e)
 	if len(ix.docLen) != docs || ix.dead != 0 {
 		t.Errorf("a use re-indexed the entry: %d chunks (was %d), %d dead", len(ix.docLen), docs, ix.dead)

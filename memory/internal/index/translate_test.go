@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"engram/memory/internal/randtext"
 )
 
 // xlIndex indexes texts as docs d0, d1, … created an hour apart (no two
@@ -12,7 +14,7 @@ import (
 func xlIndex(texts ...string) *Index {
 	ix := New()
 	for i, text := range texts {
-		at := recallBase.Add(time.Duration(i) * time.Hour)
+		at := randtext.Base.Add(time.Duration(i) * time.Hour)
 		ix.Put(Doc{ID: "d" + string(rune('0'+i)), Text: text, Created: at, Updated: at})
 	}
 	return ix
