@@ -77,7 +77,7 @@ cross-check:
 
 ## bench: the Go benchmarks of the engine and the agent (5 runs each; compare medians)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./memory/ ./agent/
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./memory/... ./agent/...
 
 ## eval: recall quality on the public benchmarks in ../shared/eval, scored by its score.py
 EVAL ?= ../shared/eval
