@@ -21,7 +21,7 @@ VERSION_FLAG := -X=engram/cmd/internal/version.version=$(VERSION)
 LDFLAGS := -s -w $(VERSION_FLAG)
 WIN_CC := x86_64-w64-mingw32-gcc
 
-.PHONY: deps build run test stress bench eval package package-linux package-deb package-windows package-check package-macos cross-check install uninstall clean
+.PHONY: deps build run test stress bench bench-compare eval package package-linux package-deb package-windows package-check package-macos cross-check install uninstall clean
 
 ## deps: install what is missing (apt packages Fyne needs, Xvfb for headless tests, the fyne CLI in ./bin)
 deps:
@@ -78,6 +78,14 @@ cross-check:
 ## bench: the Go benchmarks of the engine and the agent (5 runs each; compare medians)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./memory/... ./agent/...
+
+## bench-compare: the key engine benchmarks (open, add, load 100k, recall at 10k/100k chunks p50/p95, Put, index
+## build, peak resident memory) at BASE and in the working tree, interleaved in one session; medians and ratios.
+## make bench-compare BASE=<commit> [COUNT=5] [BENCH=Search]
+COUNT ?= 5
+bench-compare:
+	@[ -n "$(BASE)" ] || { echo "bench-compare: give BASE=<commit>" >&2; exit 2; }
+	CGO_ENABLED=0 $(GO) run ./cmd/internal/benchcompare -base $(BASE) -count $(COUNT) $(if $(BENCH),-bench $(BENCH))
 
 ## eval: recall quality on the public benchmarks in ../shared/eval, scored by its score.py
 EVAL ?= ../shared/eval
