@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/go-text/typesetting/font"
+	"github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/font/opentype/tables"
 	"github.com/go-text/typesetting/fontscan"
 )
 
@@ -122,19 +124,36 @@ func fontFiles(dirs []string) []string {
 	return files
 }
 
-// fileHas reports whether a font file (or a font of a collection) maps r.
+// cmapTag names the character-map table, the only one fileHas reads.
+var cmapTag = opentype.MustNewTag("cmap")
+
+// fileHas reports whether a font file (or a font of a collection) maps r. It
+// reads only the file's table directory and its character map, never the
+// glyphs: a CJK collection is 20–30 MB, its character map a few hundred KB.
 func fileHas(path string, r rune) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	faces, err := font.ParseTTC(f)
+	loaders, err := opentype.NewLoaders(f)
 	if err != nil {
 		return false
 	}
-	for _, face := range faces {
-		if _, ok := face.NominalGlyph(r); ok {
+	var buf []byte
+	for _, ld := range loaders {
+		if buf, err = ld.RawTableTo(cmapTag, buf); err != nil {
+			continue
+		}
+		table, _, err := tables.ParseCmap(buf)
+		if err != nil {
+			continue
+		}
+		cmap, _, err := font.ProcessCmap(table, 0)
+		if err != nil {
+			continue
+		}
+		if _, ok := cmap.Lookup(r); ok {
 			return true
 		}
 	}

@@ -145,3 +145,41 @@ func TestFontNoticeShownOnce(t *testing.T) {
 		t.Fatal("the notice was shown a second time")
 	}
 }
+
+// systemCJKCollection is an installed CJK font collection, "" when there is
+// none (fonts-noto-cjk installs it).
+func systemCJKCollection() string {
+	p := "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+func TestFileHasReadsACollection(t *testing.T) {
+	p := systemCJKCollection()
+	if p == "" {
+		t.Skip("no CJK collection installed")
+	}
+	if !fileHas(p, han) {
+		t.Errorf("%s: 中 not found", p)
+	}
+	if fileHas(p, 0x10FFFD) {
+		t.Errorf("%s: a private-use rune found", p)
+	}
+}
+
+// BenchmarkFileHasCollection measures the font check on one 20 MB CJK
+// collection: B/op is what it reads into the heap.
+func BenchmarkFileHasCollection(b *testing.B) {
+	p := systemCJKCollection()
+	if p == "" {
+		b.Skip("no CJK collection installed")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !fileHas(p, han) {
+			b.Fatal("中 not found")
+		}
+	}
+}
