@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"engram/agent/chat"
 	"engram/agent/llm"
 	"engram/agent/llm/openai"
 	"engram/memory"
@@ -73,7 +74,7 @@ type Agent struct {
 	opts   Options
 	now    func() time.Time
 	events *eventQueue
-	chats  *chatStore
+	chats  *chat.Store
 	global *storeState
 	instr  *Instructions
 	live   *live           // follows file changes (live.go); nil without a watcher
@@ -142,7 +143,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = DefaultRetryDelay
 	}
-	chats, err := loadChats(opts.Paths.ChatsDir(), opts.Now)
+	chats, err := chat.Load(opts.Paths.ChatsDir(), opts.Now)
 	if err != nil {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
@@ -162,7 +163,7 @@ func New(opts Options) (*Agent, error) {
 		a.events.close()
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
-	for _, err := range chats.errs {
+	for _, err := range chats.LoadErrors() {
 		a.events.emit(Notice{Text: fmt.Sprintf("A saved chat could not be read and is not shown: %v", err)})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
@@ -357,17 +358,17 @@ func (a *Agent) Instructions(projectDir string) InstructionsInfo {
 }
 
 // Chats lists the chats, most recently updated first.
-func (a *Agent) Chats() []ChatInfo { return a.chats.list() }
+func (a *Agent) Chats() []ChatInfo { return a.chats.List() }
 
 // NewChat creates an empty chat with the config's auto-recall default.
 func (a *Agent) NewChat() (ChatInfo, error) {
-	return a.chats.create(a.Config().AutoRecall, "")
+	return a.chats.Create(a.Config().AutoRecall, "")
 }
 
 // Chat returns a chat with its messages; the memories recalled for its
 // answers are read from the stores (the chat file only refers to them).
 func (a *Agent) Chat(id string) (Chat, error) {
-	c, err := a.chats.get(id)
+	c, err := a.chats.Get(id)
 	if err != nil {
 		return c, err
 	}
@@ -380,18 +381,18 @@ func (a *Agent) RenameChat(id, title string) error {
 	if title == "" {
 		return errors.New("rename chat: the title is empty")
 	}
-	return a.chats.update(id, func(c *Chat) bool { c.Title = title; return true })
+	return a.chats.Update(id, func(c *Chat) bool { c.Title = title; return true })
 }
 
 // DeleteChat cancels the chat's turn, if any, and deletes it.
 func (a *Agent) DeleteChat(id string) error {
 	a.Cancel(id)
-	return a.chats.remove(id)
+	return a.chats.Remove(id)
 }
 
 // SetAutoRecall turns a chat's auto-recall on or off.
 func (a *Agent) SetAutoRecall(id string, on bool) error {
-	return a.chats.update(id, func(c *Chat) bool { c.AutoRecall = on; return true })
+	return a.chats.Update(id, func(c *Chat) bool { c.AutoRecall = on; return true })
 }
 
 // SetProject pins a project folder to a chat ("" unpins): its AGENTS.md
@@ -408,7 +409,7 @@ func (a *Agent) SetProject(id, dir string) error {
 			return fmt.Errorf("pin project: %s is not a folder", dir)
 		}
 	}
-	if err := a.chats.update(id, func(c *Chat) bool { c.Project = dir; return true }); err != nil {
+	if err := a.chats.Update(id, func(c *Chat) bool { c.Project = dir; return true }); err != nil {
 		return err
 	}
 	if dir != "" {
@@ -422,7 +423,7 @@ func (a *Agent) SetProject(id, dir string) error {
 func (a *Agent) RecentProjects() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, c := range a.chats.list() {
+	for _, c := range a.chats.List() {
 		if c.Project != "" && !seen[c.Project] {
 			seen[c.Project] = true
 			out = append(out, c.Project)
@@ -471,7 +472,7 @@ func failed(m Message) bool {
 // start runs the turn that st prepares on its own goroutine, unless the
 // chat is unknown, runs a turn already or the agent is closed.
 func (a *Agent) start(ctx context.Context, chatID string, st starter) error {
-	if _, err := a.chats.info(chatID); err != nil {
+	if _, err := a.chats.Info(chatID); err != nil {
 		return err
 	}
 	a.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/chat"
 	"engram/agent/llm"
 )
 
@@ -22,7 +23,7 @@ const distillTimeout = 2 * time.Minute
 func (a *Agent) distill(cfg Config, chatID, projectDir, user, excerpt string) {
 	ctx, cancel := context.WithTimeout(a.ctx, distillTimeout)
 	defer cancel()
-	info, err := a.chats.info(chatID)
+	info, err := a.chats.Info(chatID)
 	if err != nil {
 		return // deleted meanwhile
 	}
@@ -75,7 +76,7 @@ const compactPrompt = `Summarise the conversation below so you can continue it w
 // before the first kept message; the older messages stay in the chat for
 // people but are no longer sent to the model.
 func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, chatID string, force bool) error {
-	c, err := a.chats.get(chatID)
+	c, err := a.chats.Get(chatID)
 	if err != nil {
 		return err
 	}
@@ -133,12 +134,12 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 		return &Error{Code: CodeBadResponse, Message: "The model returned an empty summary of the chat"}
 	}
 	at := start + keep
-	err = a.chats.update(chatID, func(c *Chat) bool {
+	err = a.chats.Update(chatID, func(c *Chat) bool {
 		if at > len(c.Messages) {
 			return false
 		}
 		msgs := append([]Message(nil), c.Messages[:at]...)
-		msgs = append(msgs, Message{ID: newMessageID(), Role: RoleSummary, Text: summary, Time: a.now()})
+		msgs = append(msgs, Message{ID: chat.NewMessageID(), Role: RoleSummary, Text: summary, Time: a.now()})
 		c.Messages = append(msgs, c.Messages[at:]...)
 		return true
 	})

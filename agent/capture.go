@@ -15,17 +15,6 @@ import (
 	"engram/memory/durable"
 )
 
-// CaptureMode says what becomes of the memories distilled after a turn.
-type CaptureMode string
-
-// The capture modes. The empty mode of a chat follows the setting; the
-// empty setting is CaptureAuto (and Config.Distill false is CaptureOff).
-const (
-	CaptureAuto CaptureMode = "auto" // saved at once (consolidated with what is kept)
-	CaptureAsk  CaptureMode = "ask"  // held as suggestions, outside recall, until the person keeps them
-	CaptureOff  CaptureMode = "off"  // nothing is distilled
-)
-
 // ParseCaptureMode reads a capture mode ("" is "").
 func ParseCaptureMode(s string) (CaptureMode, error) {
 	switch m := CaptureMode(strings.ToLower(strings.TrimSpace(s))); m {
@@ -57,7 +46,7 @@ func (c Config) CaptureSetting() CaptureMode {
 
 // capturing reports whether a turn of the chat is distilled.
 func (a *Agent) capturing(cfg Config, chatID string) bool {
-	info, err := a.chats.info(chatID)
+	info, err := a.chats.Info(chatID)
 	return err == nil && captureMode(cfg, info) != CaptureOff
 }
 
@@ -67,7 +56,7 @@ func (a *Agent) SetCapture(chatID string, mode CaptureMode) error {
 	if err != nil {
 		return fmt.Errorf("set capture: %w", err)
 	}
-	return a.chats.update(chatID, func(c *Chat) bool { c.Capture = m; return true })
+	return a.chats.Update(chatID, func(c *Chat) bool { c.Capture = m; return true })
 }
 
 // Suggestion is a distilled memory held for the person (CaptureAsk): it is

@@ -95,7 +95,7 @@ func (a *Agent) Learn(ctx context.Context, o LearnOptions) (LearnTotals, error) 
 	for n, c := range chats {
 		turns := chatTurns(c.Messages)
 		p := LearnProgress{Chat: n, Chats: len(chats), ChatID: c.ID, Title: c.Title, Turns: len(turns)}
-		mode := captureMode(cfg, c.ChatInfo)
+		mode := captureMode(cfg, c.Info)
 		if c.Capture == CaptureOff {
 			p.Chat, p.Turn = n+1, len(turns)
 			a.learnReport(o, p, tot)
@@ -166,13 +166,13 @@ func (t *LearnTotals) add(res applied) {
 // learnChats returns the chats to learn from, oldest first.
 func (a *Agent) learnChats(ids []string) ([]Chat, error) {
 	if ids == nil {
-		for _, c := range a.chats.list() {
+		for _, c := range a.chats.List() {
 			ids = append(ids, c.ID)
 		}
 	}
 	out := make([]Chat, 0, len(ids))
 	for _, id := range ids {
-		c, err := a.chats.get(id)
+		c, err := a.chats.Get(id)
 		if err != nil {
 			return nil, fmt.Errorf("learn: %w", err)
 		}

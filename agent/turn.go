@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/chat"
 	"engram/agent/llm"
 )
 
@@ -37,10 +38,10 @@ const maxRetryWait = 60 * time.Second
 // message); it always ends with TurnDone.
 func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	cfg := a.Config()
-	ts := &turnState{chatID: chatID, answerID: newMessageID()}
+	ts := &turnState{chatID: chatID, answerID: chat.NewMessageID()}
 	var started TurnStarted
 	var serr error
-	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
+	chat, ver, err := a.chats.Change(chatID, func(c *Chat) bool {
 		started, serr = start(c, ts)
 		return serr == nil
 	})
@@ -60,7 +61,7 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	if a.track() {
 		go func() {
 			defer a.done()
-			saved <- a.chats.persist(chat, ver)
+			saved <- a.chats.Persist(chat, ver)
 		}()
 	} else {
 		saved <- nil // closing: the turn ends at once
@@ -130,7 +131,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
 	}
 	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
-		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
+		if serr := a.chats.Update(ts.chatID, func(c *Chat) bool {
 			c.Messages = putAnswer(c.Messages, msg, ts.prefix != "")
 			return true
 		}); serr != nil && err == nil {
@@ -256,7 +257,7 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 // ThinkingStarted and ThinkingDone; it reports whether anything arrived.
 func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
 	ts := cv.ts
-	chat, err := a.chats.get(ts.chatID)
+	chat, err := a.chats.Get(ts.chatID)
 	if err != nil {
 		return llm.Reply{}, false, err
 	}
