@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"engram/agent/chat"
+	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/agent/llm/openai"
 	"engram/memory"
@@ -92,8 +93,8 @@ type Agent struct {
 	busy     int // running turns and distillations
 	idle     *sync.Cond
 
-	pend pending // memory suggestions and forget proposals (capture.go)
-	seen seenIDs // memory IDs shown to the model, by chat (tools.go)
+	pipe *distill.Pipeline // distillation, suggestions and forget proposals
+	seen seenIDs           // memory IDs shown to the model, by chat (tools.go)
 }
 
 // storeState is an open memory store with its pinned entries cached.
@@ -106,6 +107,11 @@ type storeState struct {
 	pinned    []memory.Entry
 	pinnedOK  bool
 	reloading int // reloads in progress in memoryFileChanged, which reports their change itself
+}
+
+// target is the store as the memory pipeline sees it.
+func (ss *storeState) target() distill.Target {
+	return distill.Target{Store: ss.st, Scope: ss.scope, Dir: ss.dir}
 }
 
 // projectState is a project folder pinned to a chat: its AGENTS.md, and
@@ -151,6 +157,14 @@ func New(opts Options) (*Agent, error) {
 		cfg: opts.Config.withDefaults(), projects: map[string]*projectState{},
 		running: map[string]context.CancelFunc{}, instr: NewInstructions(opts.Paths.GlobalInstructions())}
 	a.idle = sync.NewCond(&a.mu)
+	a.pipe = distill.New(distill.Config{
+		Recall: func(stores []distill.Target, query string, k int) []RecalledHit {
+			return bestHits(stores, query, nil, k, false)
+		},
+		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
+		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
+		Now:             opts.Now,
+	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
 	if err != nil {
 		file = Config{} // unreadable: none of the values in use came from it

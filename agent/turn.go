@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"engram/agent/chat"
+	"engram/agent/distill"
 	"engram/agent/llm"
 )
 
@@ -139,14 +140,14 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		}
 	}
 	a.finishTurn(ts.chatID, ts.usage, err, ts.cut, msg.Interrupted)
-	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && distill.WorthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
 			projectDir = ts.project.store.dir
 		}
 		go func() {
 			defer a.done()
-			a.distill(cfg, ts.chatID, projectDir, user, turnExcerpt(user, msg.Tools, msg.Text))
+			a.distill(cfg, ts.chatID, projectDir, user, distill.Excerpt(user, msg.Tools, msg.Text))
 		}()
 	}
 }
