@@ -12,10 +12,6 @@ import (
 // ErrMessageNotFound is returned for an unknown message ID.
 var ErrMessageNotFound = errors.New("message not found")
 
-// continueInstruction asks the model to go on with its stopped answer,
-// which is the message before it.
-const continueInstruction = "Continue your last answer exactly where it stopped. Do not repeat what you already wrote."
-
 // Branch is a part of a chat that an edit or a regeneration replaced: the
 // messages from index At on, as they were.
 type Branch struct {

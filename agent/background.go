@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"engram/agent/llm"
+	"engram/agent/prompts"
 )
 
 // distillTimeout bounds one distillation call.
@@ -49,7 +50,7 @@ func (a *Agent) consolidateTurn(ctx context.Context, cfg Config, mode CaptureMod
 	shown := related(a.stores(proj), user)
 	client := a.opts.Connect(cfg.endpoint())
 	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
-		{Role: "system", Content: distillPrompt},
+		{Role: "system", Content: prompts.Distill},
 		{Role: "user", Content: distillInput(shown, user, excerpt)},
 	}}
 	reply, err := a.complete(ctx, client, req, "", nil)
@@ -65,9 +66,6 @@ func (a *Agent) consolidateTurn(ctx context.Context, cfg Config, mode CaptureMod
 	}
 	return a.apply(chatID, proj, mode, shown, cands), nil
 }
-
-// compactPrompt is the system prompt of a compaction call.
-const compactPrompt = `Summarise the conversation below so you can continue it without the full text. Keep what matters for the rest of the conversation: the user's goals and constraints, decisions made, facts established, code or names that are referred to, and open questions. Write plain prose or terse bullets, at most 300 words. Reply with the summary only.`
 
 // compact summarises a chat's older messages with one model call when the
 // messages since the last summary exceed cfg.ContextChars (or always, when
@@ -121,7 +119,7 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 	}
 	transcript := cutMiddle(t.String(), cfg.ContextChars, cfg.ContextChars/3, "\n[…]\n")
 	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
-		{Role: "system", Content: compactPrompt},
+		{Role: "system", Content: prompts.Compact},
 		{Role: "user", Content: transcript},
 	}}
 	reply, err := a.complete(ctx, client, req, chatID, nil)
