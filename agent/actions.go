@@ -12,10 +12,6 @@ import (
 // ErrMessageNotFound is returned for an unknown message ID.
 var ErrMessageNotFound = errors.New("message not found")
 
-// continueInstruction asks the model to go on with its stopped answer,
-// which is the message before it.
-const continueInstruction = "Continue your last answer exactly where it stopped. Do not repeat what you already wrote."
-
 // starter prepares chat c for a turn (under the chat store's lock) and
 // returns what TurnStarted reports (Text is the message the turn answers);
 // it sets ts.userID to the user message answered, and a continuation also

@@ -10,6 +10,7 @@ import (
 	"engram/agent/distill"
 	"engram/agent/internal/textcut"
 	"engram/agent/llm"
+	"engram/agent/prompts"
 )
 
 // distillTimeout bounds one distillation call.
@@ -96,9 +97,6 @@ func (a *Agent) report(chatID string, res distill.Outcome) {
 	}
 }
 
-// compactPrompt is the system prompt of a compaction call.
-const compactPrompt = `Summarise the conversation below so you can continue it without the full text. Keep what matters for the rest of the conversation: the user's goals and constraints, decisions made, facts established, code or names that are referred to, and open questions. Write plain prose or terse bullets, at most 300 words. Reply with the summary only.`
-
 // compact summarises a chat's older messages with one model call when the
 // messages since the last summary exceed cfg.ContextChars (or always, when
 // force is set, keeping only the current message). The summary is inserted
@@ -151,7 +149,7 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 	}
 	transcript := textcut.Middle(t.String(), cfg.ContextChars, cfg.ContextChars/3, "\n[…]\n")
 	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
-		{Role: "system", Content: compactPrompt},
+		{Role: "system", Content: prompts.Compact},
 		{Role: "user", Content: transcript},
 	}}
 	reply, err := a.complete(ctx, client, req, chatID, nil)

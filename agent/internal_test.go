@@ -15,66 +15,6 @@ import (
 	"engram/agent/llm"
 )
 
-func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
-	q := newEventQueue()
-	defer q.close()
-	// Nobody reads yet: the deltas pile up and merge; other events stay.
-	var want strings.Builder
-	q.emit(TurnStarted{ChatID: "a"})
-	for i := 0; i < 1000; i++ {
-		s := fmt.Sprintf("%d,", i)
-		want.WriteString(s)
-		q.emit(Delta{ChatID: "a", Text: s})
-		if i == 500 {
-			q.emit(ToolCall{ChatID: "a", CallID: "x"})
-		}
-	}
-	q.emit(Delta{ChatID: "b", Text: "other chat"})
-	q.emit(TurnDone{ChatID: "a"})
-
-	var got strings.Builder
-	var order []string
-	for e := range q.out {
-		switch e := e.(type) {
-		case Delta:
-			if e.ChatID == "a" {
-				got.WriteString(e.Text)
-			}
-			if len(order) == 0 || order[len(order)-1] != "Delta:"+e.ChatID {
-				order = append(order, "Delta:"+e.ChatID)
-			}
-		default:
-			order = append(order, fmt.Sprintf("%T", e))
-		}
-		if _, ok := e.(TurnDone); ok {
-			break
-		}
-	}
-	if got.String() != want.String() {
-		t.Errorf("deltas lost or reordered: got %d bytes, want %d", got.Len(), want.Len())
-	}
-	wantOrder := []string{"agent.TurnStarted", "Delta:a", "agent.ToolCall", "Delta:a", "Delta:b", "agent.TurnDone"}
-	if fmt.Sprint(order) != fmt.Sprint(wantOrder) {
-		t.Errorf("order = %v, want %v", order, wantOrder)
-	}
-}
-
-func TestEventQueueCloseWithoutReader(t *testing.T) {
-	q := newEventQueue()
-	for i := 0; i < eventBuffer*2; i++ {
-		q.emit(Notice{Text: fmt.Sprint(i)})
-	}
-	q.close() // must not block
-	q.emit(Notice{Text: "after close"})
-	n := 0
-	for range q.out {
-		n++
-	}
-	if n == 0 || n > eventBuffer {
-		t.Errorf("%d events after close", n)
-	}
-}
-
 func TestClassify(t *testing.T) {
 	api := func(status int, code, msg string) error {
 		return fmt.Errorf("chat completion: %w", &llm.StatusError{Status: status, Code: code, Message: msg})

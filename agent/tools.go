@@ -25,21 +25,48 @@ const (
 var toolDefs = []llm.Tool{
 	{Name: ToolMemoryWrite, Description: "Save a memory that will matter in future conversations: a preference, " +
 		"a correction, a lesson or a fact. One short self-contained sentence.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"kind":{"type":"string","enum":["preference","correction","lesson","fact"]},` +
-			`"text":{"type":"string","description":"the memory, one self-contained sentence"},` +
-			`"scope":{"type":"string","enum":["global","project"],"description":"project: only about the pinned project folder (default global)"}},` +
-			`"required":["kind","text"]}`)},
+		Parameters: object(map[string]schema{
+			"kind": {Type: "string", Enum: kindNames()},
+			"text": {Type: "string", Description: "the memory, one self-contained sentence"},
+			"scope": {Type: "string", Enum: []string{string(ScopeGlobal), string(ScopeProject)},
+				Description: "project: only about the pinned project folder (default global)"},
+		}, "kind", "text")},
 	{Name: ToolMemorySearch, Description: "Search the saved memories. Returns the best matches with their IDs.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)},
+		Parameters: object(map[string]schema{"query": {Type: "string"}}, "query")},
 	{Name: ToolMemoryUpdate, Description: "Replace a saved memory with a corrected version, by the ID it was " +
 		"shown with; the old version is kept as history.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},` +
-			`"text":{"type":"string"}},"required":["id","text"]}`)},
+		Parameters: object(map[string]schema{"id": {Type: "string"}, "text": {Type: "string"}}, "id", "text")},
 	{Name: ToolMemoryForget, Description: "Forget a saved memory, by the ID it was shown with, when the user asks " +
 		"to forget it or it is no longer true. A memory the user wrote is only proposed for forgetting; the user decides.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},` +
-			`"reason":{"type":"string"}},"required":["id"]}`)},
+		Parameters: object(map[string]schema{"id": {Type: "string"}, "reason": {Type: "string"}}, "id")},
+}
+
+// schema is the part of JSON Schema that the tools' arguments use.
+type schema struct {
+	Type        string            `json:"type"`
+	Enum        []string          `json:"enum,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Properties  map[string]schema `json:"properties,omitempty"`
+	Required    []string          `json:"required,omitempty"`
+}
+
+// object is the JSON Schema of an object with the given properties, of
+// which those named are required.
+func object(props map[string]schema, required ...string) json.RawMessage {
+	b, err := json.Marshal(schema{Type: "object", Properties: props, Required: required})
+	if err != nil {
+		panic(fmt.Sprintf("tool schema: %v", err)) // strings, slices and maps of them always marshal
+	}
+	return b
+}
+
+// kindNames are the memory kinds as memory_write's schema lists them.
+func kindNames() []string {
+	names := make([]string, len(memory.Kinds))
+	for i, k := range memory.Kinds {
+		names[i] = string(k)
+	}
+	return names
 }
 
 // toolArgs are the arguments of any memory tool.

@@ -23,23 +23,6 @@ const (
 	distillMaxInput = 64 << 10
 )
 
-// distillPrompt is the system prompt of a distillation call: extraction
-// and consolidation in one (the two phases of mem0's design).
-const distillPrompt = `You maintain the long-term memory of a personal assistant. Read the conversation turn below and decide what will still matter in future conversations:
-- preference: how the user likes things done (tools, style, formats, habits);
-- correction: something the assistant got wrong and the user corrected;
-- lesson: something learned the hard way that should change future behaviour;
-- fact: a stable fact about the user, their work or their projects.
-Skip small talk, one-off requests, passing details and anything general knowledge. Never keep passwords, API keys, tokens or other secrets. Each text is one short self-contained sentence that makes sense without the conversation, written in the language the user wrote in (a conversation in Chinese gives memories in Chinese). Use scope "project" only for facts about the pinned project folder.
-The memories already kept that relate to this turn are listed first, one per line, as: id=<id> date=<date last confirmed> kind=<kind> scope=<scope>: <text>. Compare what the turn says with them and answer with operations:
-- {"op":"add","kind":"…","text":"…","scope":"global"} for something new;
-- {"op":"update","id":"<id>","text":"…"} when the turn corrects, refines or replaces a listed memory (the text is the whole new memory);
-- {"op":"forget","id":"<id>","reason":"…"} when the turn shows a listed memory is no longer true and nothing replaces it;
-- {"op":"none"} when the turn only restates what is already kept.
-Use only the ids listed. Reply with ONLY a JSON array, no prose, e.g.
-[{"op":"add","kind":"preference","text":"The user prefers tabs over spaces in Go code.","scope":"global"}, {"op":"update","id":"k3xq7m2ad4","text":"The user now lives in Bergen."}]
-Reply [] when nothing is worth keeping or changing.`
-
 // opKind is what a distilled operation does; the zero value is add.
 type opKind int
 

@@ -16,6 +16,7 @@ import (
 
 	"engram/agent/chat"
 	"engram/agent/llm"
+	"engram/agent/prompts"
 	"engram/memory"
 )
 
@@ -95,7 +96,7 @@ func New(cfg Config) *Pipeline {
 func (p *Pipeline) Consolidate(ctx context.Context, ask Ask, t Turn) (Outcome, error) {
 	shown := p.related(t.stores(), t.User)
 	reply, err := ask(ctx, []llm.Message{
-		{Role: "system", Content: distillPrompt},
+		{Role: "system", Content: prompts.Distill},
 		{Role: "user", Content: distillInput(shown, t.User, t.Excerpt)},
 	})
 	if err != nil {
