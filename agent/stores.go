@@ -162,3 +162,11 @@ func (a *Agent) Instructions(projectDir string) InstructionsInfo {
 	}
 	return info
 }
+
+// stores are the stores a turn sees: global, then the project's.
+func (a *Agent) stores(proj *projectState) []distill.Target {
+	if proj == nil {
+		return []distill.Target{a.global.target()}
+	}
+	return []distill.Target{a.global.target(), proj.store.target()}
+}
