@@ -10,6 +10,7 @@ import (
 )
 
 func TestDefaultModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		models []string
 		want   string
@@ -27,6 +28,7 @@ func TestDefaultModel(t *testing.T) {
 }
 
 func TestPresetOf(t *testing.T) {
+	t.Parallel()
 	for url, want := range map[string]string{
 		"http://localhost:11434/v1":  "Ollama",
 		"http://127.0.0.1:1234":      "LM Studio",
@@ -42,6 +44,7 @@ func TestPresetOf(t *testing.T) {
 }
 
 func TestConfigSourcesAndModelsAt(t *testing.T) {
+	t.Parallel()
 	file := agent.DefaultConfig()
 	file.BaseURL = "http://file/v1"
 	a, _ := envAgent(t, file, map[string]string{agent.EnvModel: "env-model", agent.EnvAPIKey: "sk-env-key-9876"})
