@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"engram/agent/chat"
+	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/agent/llm/openai"
 	"engram/memory"
@@ -91,7 +93,7 @@ type Agent struct {
 	opts   Options
 	now    func() time.Time
 	events *eventQueue
-	chats  *chatStore
+	chats  *chat.Store
 	global *storeState
 	instr  *Instructions
 	live   *live           // follows file changes (live.go); nil without a watcher
@@ -109,8 +111,8 @@ type Agent struct {
 	busy     int // running turns and distillations
 	idle     *sync.Cond
 
-	pend pending // memory suggestions and forget proposals (capture.go)
-	seen seenIDs // memory IDs shown to the model, by chat (tools.go)
+	pipe *distill.Pipeline // distillation, suggestions and forget proposals
+	seen seenIDs           // memory IDs shown to the model, by chat (tools.go)
 }
 
 // storeState is an open memory store with its pinned entries cached.
@@ -123,6 +125,11 @@ type storeState struct {
 	pinned    []memory.Entry
 	pinnedOK  bool
 	reloading int // reloads in progress in memoryFileChanged, which reports their change itself
+}
+
+// target is the store as the memory pipeline sees it.
+func (ss *storeState) target() distill.Target {
+	return distill.Target{Store: ss.st, Scope: ss.scope, Dir: ss.dir}
 }
 
 // projectState is a project folder pinned to a chat: its AGENTS.md, and
@@ -160,7 +167,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = DefaultRetryDelay
 	}
-	chats, err := loadChats(opts.Paths.ChatsDir(), opts.Now)
+	chats, err := chat.Load(opts.Paths.ChatsDir(), opts.Now)
 	if err != nil {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
@@ -168,6 +175,14 @@ func New(opts Options) (*Agent, error) {
 		cfg: opts.Config.withDefaults(), projects: map[string]*projectState{},
 		running: map[string]context.CancelFunc{}, instr: NewInstructions(opts.Paths.GlobalInstructions())}
 	a.idle = sync.NewCond(&a.mu)
+	a.pipe = distill.New(distill.Config{
+		Recall: func(stores []distill.Target, query string, k int) []RecalledHit {
+			return bestHits(stores, query, nil, k, false)
+		},
+		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
+		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
+		Now:             opts.Now,
+	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
 	if err != nil {
 		file = Config{} // unreadable: none of the values in use came from it
@@ -180,7 +195,7 @@ func New(opts Options) (*Agent, error) {
 		a.events.close()
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
-	for _, err := range chats.errs {
+	for _, err := range chats.LoadErrors() {
 		a.events.emit(Notice{Text: fmt.Sprintf("A saved chat could not be read and is not shown: %v", err)})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
@@ -375,17 +390,17 @@ func (a *Agent) Instructions(projectDir string) InstructionsInfo {
 }
 
 // Chats lists the chats, most recently updated first.
-func (a *Agent) Chats() []ChatInfo { return a.chats.list() }
+func (a *Agent) Chats() []ChatInfo { return a.chats.List() }
 
 // NewChat creates an empty chat with the config's auto-recall default.
 func (a *Agent) NewChat() (ChatInfo, error) {
-	return a.chats.create(a.Config().AutoRecall, "")
+	return a.chats.Create(a.Config().AutoRecall, "")
 }
 
 // Chat returns a chat with its messages; the memories recalled for its
 // answers are read from the stores (the chat file only refers to them).
 func (a *Agent) Chat(id string) (Chat, error) {
-	c, err := a.chats.get(id)
+	c, err := a.chats.Get(id)
 	if err != nil {
 		return c, err
 	}
@@ -398,18 +413,18 @@ func (a *Agent) RenameChat(id, title string) error {
 	if title == "" {
 		return errors.New("rename chat: the title is empty")
 	}
-	return a.chats.update(id, func(c *Chat) bool { c.Title = title; return true })
+	return a.chats.Update(id, func(c *Chat) bool { c.Title = title; return true })
 }
 
 // DeleteChat cancels the chat's turn, if any, and deletes it.
 func (a *Agent) DeleteChat(id string) error {
 	a.Cancel(id)
-	return a.chats.remove(id)
+	return a.chats.Remove(id)
 }
 
 // SetAutoRecall turns a chat's auto-recall on or off.
 func (a *Agent) SetAutoRecall(id string, on bool) error {
-	return a.chats.update(id, func(c *Chat) bool { c.AutoRecall = on; return true })
+	return a.chats.Update(id, func(c *Chat) bool { c.AutoRecall = on; return true })
 }
 
 // SetProject pins a project folder to a chat ("" unpins): its AGENTS.md
@@ -426,7 +441,7 @@ func (a *Agent) SetProject(id, dir string) error {
 			return fmt.Errorf("pin project: %s is not a folder", dir)
 		}
 	}
-	if err := a.chats.update(id, func(c *Chat) bool { c.Project = dir; return true }); err != nil {
+	if err := a.chats.Update(id, func(c *Chat) bool { c.Project = dir; return true }); err != nil {
 		return err
 	}
 	if dir != "" {
@@ -440,7 +455,7 @@ func (a *Agent) SetProject(id, dir string) error {
 func (a *Agent) RecentProjects() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, c := range a.chats.list() {
+	for _, c := range a.chats.List() {
 		if c.Project != "" && !seen[c.Project] {
 			seen[c.Project] = true
 			out = append(out, c.Project)
@@ -489,7 +504,7 @@ func failed(m Message) bool {
 // start runs the turn that st prepares on its own goroutine, unless the
 // chat is unknown, runs a turn already or the agent is closed.
 func (a *Agent) start(ctx context.Context, chatID string, st starter) error {
-	if _, err := a.chats.info(chatID); err != nil {
+	if _, err := a.chats.Info(chatID); err != nil {
 		return err
 	}
 	a.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"engram/agent/distill"
 	"engram/memory"
 )
 
@@ -86,36 +87,13 @@ func TestHitsOfTwoStoresComparable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hits := bestHits([]*storeState{global, proj}, "how do I deploy to staging", nil, 3, false)
+	hits := bestHits([]distill.Target{global.target(), proj.target()}, "how do I deploy to staging", nil, 3, false)
 	var scopes []Scope
 	for _, h := range hits {
 		scopes = append(scopes, h.Scope)
 	}
 	if len(hits) == 0 || hits[0].Scope != ScopeProject || !strings.Contains(hits[0].Entry.Text, "staging") {
 		t.Errorf("best hit is not the project's staging memory: scopes %v, hits %+v", scopes, hits)
-	}
-}
-
-// Distilled candidates of 401 to 500 characters used to pass the parser
-// (500) and then be refused by the store (400): the parser now uses the
-// store's limit, and every length the parser keeps the store accepts.
-func TestDistilledLengthsAgreeWithStore(t *testing.T) {
-	t.Parallel()
-	st := memory.NewInMemory(memory.Options{})
-	for n := memory.MaxAutoRunes - 2; n <= 500; n++ {
-		text := strings.Repeat("é", n)
-		got, err := parseDistilled(`[{"kind":"fact","text":"` + text + `"}]`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if kept := len(got) == 1; kept != (n <= memory.MaxAutoRunes) {
-			t.Fatalf("%d runes: kept %v", n, kept)
-		}
-		if len(got) == 1 {
-			if _, _, err := st.Add(memory.Entry{Kind: got[0].Kind, Text: got[0].Text, Source: memory.SourceAuto}); err != nil {
-				t.Fatalf("%d runes: kept by the parser, refused by the store: %v", n, err)
-			}
-		}
 	}
 }
 

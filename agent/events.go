@@ -34,21 +34,6 @@ type Event interface {
 	Chat() string
 }
 
-// Scope says which memory store an entry or hit belongs to.
-type Scope string
-
-// The memory scopes.
-const (
-	ScopeGlobal  Scope = "global"
-	ScopeProject Scope = "project"
-)
-
-// RecalledHit is a recall hit with the store it came from.
-type RecalledHit struct {
-	memory.Hit
-	Scope Scope
-}
-
 // TurnStarted opens a turn: the user's message has been recorded. Text is
 // the message the turn answers. A turn of Send adds the user's message
 // (UserID) and an answer (AnswerID) at the end of the chat; Resend first
@@ -130,12 +115,6 @@ type ToolResult struct {
 type Notice struct {
 	ChatID string
 	Text   string
-}
-
-// Usage counts the tokens a turn used, as the endpoint reported them.
-type Usage struct {
-	PromptTokens     int
-	CompletionTokens int
 }
 
 // TurnDone closes a turn. Err is nil on success, a context error when it was

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"engram/agent/llm"
 )
@@ -239,56 +238,5 @@ func TestInstructionsLoader(t *testing.T) {
 	}
 	if text, changed := in.Text(); text != "" || !changed || in.Info().Found {
 		t.Errorf("after delete: %q changed=%v", text, changed)
-	}
-}
-
-func TestTitleFrom(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"Hello":                          "Hello",
-		"  first line\nsecond line":      "first line",
-		"tabs\tand   spaces":             "tabs and spaces",
-		"":                               "New chat",
-		strings.Repeat("word ", 30):      strings.TrimSpace(strings.Repeat("word ", 12)) + "…",
-		strings.Repeat("ü", 100):         strings.Repeat("ü", 60) + "…",
-		"What is the capital of France?": "What is the capital of France?",
-	}
-	for in, want := range tests {
-		if got := titleFrom(in); got != want {
-			t.Errorf("titleFrom(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestChatStoreSkipsBadFiles(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	cs, err := loadChats(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := cs.create(true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "other.json"), []byte(`{"id":"mismatch"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	again, err := loadChats(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l := again.list(); len(l) != 1 || l[0].ID != info.ID || !l[0].AutoRecall {
-		t.Errorf("list = %+v", l)
-	}
-	if len(again.errs) != 2 {
-		t.Errorf("errs = %v", again.errs)
-	}
-	if !validChatID(info.ID) || validChatID("../x") || validChatID("") {
-		t.Error("validChatID")
 	}
 }

@@ -3,20 +3,21 @@ package agent
 import (
 	"sort"
 
+	"engram/agent/distill"
 	"engram/memory"
 )
 
 // bestHits searches the stores and returns the best k hits of them all, by
 // a score comparable across stores (see mergeHits); skipPinned leaves
 // pinned entries out.
-func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
+func bestHits(stores []distill.Target, query string, history []string, k int, skipPinned bool) []RecalledHit {
 	var lists [][]RecalledHit
 	opts := memory.RecallOptions{K: k}
-	for _, ss := range stores {
+	for _, t := range stores {
 		var hits []RecalledHit
-		for _, h := range ss.st.Recall(query, history, opts) {
+		for _, h := range t.Store.Recall(query, history, opts) {
 			if !skipPinned || !h.Entry.Pinned {
-				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
+				hits = append(hits, RecalledHit{Hit: h, Scope: t.Scope})
 			}
 		}
 		lists = append(lists, hits)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/memory"
 )
@@ -176,8 +177,8 @@ func (a *Agent) toolUpdate(chatID string, proj *projectState, args toolArgs) (st
 	if err := refuseSecret(text); err != nil {
 		return "", err
 	}
-	if sameText(target.e.Text, text) {
-		return fmt.Sprintf("Memory %s already says that; nothing changed.", target.e.ID), nil
+	if distill.SameText(target.Entry.Text, text) {
+		return fmt.Sprintf("Memory %s already says that; nothing changed.", target.Entry.ID), nil
 	}
 	var kind memory.Kind
 	if args.Kind != "" {
@@ -185,12 +186,12 @@ func (a *Agent) toolUpdate(chatID string, proj *projectState, args toolArgs) (st
 			return "", err
 		}
 	}
-	rev, err := supersede(target, kind, text, memory.SourceTool)
+	rev, err := distill.Supersede(target, kind, text, memory.SourceTool)
 	if err != nil {
 		return "", fmt.Errorf("could not update memory %s: %w", args.ID, err)
 	}
 	a.seen.add(chatID, rev.New.ID)
-	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Updated: []Revision{rev}}})
+	a.report(chatID, distill.Outcome{Revised: MemoriesRevised{ChatID: chatID, Updated: []Revision{rev}}})
 	return fmt.Sprintf("Updated memory %s: it is now %s (the old version is kept as history): %s",
 		rev.Old.ID, rev.New.ID, rev.New.Text), nil
 }
@@ -202,17 +203,18 @@ func (a *Agent) toolForget(chatID string, proj *projectState, args toolArgs) (st
 	if err != nil {
 		return "", err
 	}
-	f := Forgotten{Scope: target.ss.scope, Dir: target.ss.dir, Entry: target.e, Reason: oneLineText(args.Reason)}
-	if personal(target.e) {
-		a.propose(f)
-		a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Proposed: []Forgotten{f}}})
+	f := Forgotten{Scope: target.Target.Scope, Dir: target.Target.Dir, Entry: target.Entry,
+		Reason: distill.OneLine(args.Reason)}
+	if distill.Personal(target.Entry) {
+		a.pipe.Propose(f)
+		a.report(chatID, distill.Outcome{Revised: MemoriesRevised{ChatID: chatID, Proposed: []Forgotten{f}}})
 		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
-			"to confirm.", target.e.ID), nil
+			"to confirm.", target.Entry.ID), nil
 	}
-	if _, err := target.ss.st.Forget(target.e.ID); err != nil {
+	if _, err := target.Target.Store.Forget(target.Entry.ID); err != nil {
 		return "", fmt.Errorf("could not forget memory %s: %w", args.ID, err)
 	}
-	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Forgotten: []Forgotten{f}}})
+	a.report(chatID, distill.Outcome{Revised: MemoriesRevised{ChatID: chatID, Forgotten: []Forgotten{f}}})
 	return fmt.Sprintf("Forgot memory %s.", args.ID), nil
 }
 
@@ -226,18 +228,18 @@ func refuseSecret(text string) error {
 
 // shownTarget finds the live memory id names, which must be one the model
 // was shown in this chat (recalled, pinned, found or written).
-func (a *Agent) shownTarget(chatID string, proj *projectState, id string) (shownMemory, error) {
+func (a *Agent) shownTarget(chatID string, proj *projectState, id string) (distill.Shown, error) {
 	id = strings.TrimSpace(id)
-	ss, err := a.storeOf(proj, id)
+	t, err := a.storeOf(proj, id)
 	if err != nil {
-		return shownMemory{}, err
+		return distill.Shown{}, err
 	}
-	e, _ := ss.st.Get(id)
+	e, _ := t.Store.Get(id)
 	if !a.seen.has(chatID, id) && !e.Pinned {
-		return shownMemory{}, fmt.Errorf("memory %s was not shown to you in this chat; find it with memory_search "+
+		return distill.Shown{}, fmt.Errorf("memory %s was not shown to you in this chat; find it with memory_search "+
 			"first", id)
 	}
-	return shownMemory{ss: ss, e: e}, nil
+	return distill.Shown{Target: t, Entry: e}, nil
 }
 
 // seenIDs are the memory IDs shown to the model, by chat: recalled into
@@ -269,23 +271,23 @@ func (s *seenIDs) has(chatID, id string) bool {
 }
 
 // stores are the stores a turn sees: global, then the project's.
-func (a *Agent) stores(proj *projectState) []*storeState {
+func (a *Agent) stores(proj *projectState) []distill.Target {
 	if proj == nil {
-		return []*storeState{a.global}
+		return []distill.Target{a.global.target()}
 	}
-	return []*storeState{a.global, proj.store}
+	return []distill.Target{a.global.target(), proj.store.target()}
 }
 
 // storeOf finds the store that holds a live memory.
-func (a *Agent) storeOf(proj *projectState, id string) (*storeState, error) {
+func (a *Agent) storeOf(proj *projectState, id string) (distill.Target, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
-		return nil, errors.New(`"id" is required; find IDs with memory_search`)
+		return distill.Target{}, errors.New(`"id" is required; find IDs with memory_search`)
 	}
-	for _, ss := range a.stores(proj) {
-		if e, ok := ss.st.Get(id); ok && e.Live() {
-			return ss, nil
+	for _, t := range a.stores(proj) {
+		if e, ok := t.Store.Get(id); ok && e.Live() {
+			return t, nil
 		}
 	}
-	return nil, fmt.Errorf("no memory has the ID %q; find IDs with memory_search", id)
+	return distill.Target{}, fmt.Errorf("no memory has the ID %q; find IDs with memory_search", id)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/chat"
+	"engram/agent/distill"
 	"engram/agent/llm"
 )
 
@@ -49,10 +51,10 @@ const maxRetryWait = 60 * time.Second
 // partial answer stays in the chat marked Stopped and is not distilled.
 func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	cfg := a.Config()
-	ts := &turnState{chatID: chatID, answerID: newMessageID()}
+	ts := &turnState{chatID: chatID, answerID: chat.NewMessageID()}
 	var started TurnStarted
 	var serr error
-	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
+	chat, ver, err := a.chats.Change(chatID, func(c *Chat) bool {
 		started, serr = start(c, ts)
 		return serr == nil
 	})
@@ -72,7 +74,7 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	if a.track() {
 		go func() {
 			defer a.done()
-			saved <- a.chats.persist(chat, ver)
+			saved <- a.chats.Persist(chat, ver)
 		}()
 	} else {
 		saved <- nil // closing: the turn ends at once
@@ -142,7 +144,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
 	}
 	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
-		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
+		if serr := a.chats.Update(ts.chatID, func(c *Chat) bool {
 			c.Messages = putAnswer(c.Messages, msg, ts.prefix != "")
 			return true
 		}); serr != nil && err == nil {
@@ -150,14 +152,14 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		}
 	}
 	a.finishTurn(ts.chatID, ts.usage, err, ts.cut, msg.Interrupted)
-	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && distill.WorthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
 			projectDir = ts.project.store.dir
 		}
 		go func() {
 			defer a.done()
-			a.distill(cfg, ts.chatID, projectDir, user, turnExcerpt(user, msg.Tools, msg.Text))
+			a.distill(cfg, ts.chatID, projectDir, user, distill.Excerpt(user, msg.Tools, msg.Text))
 		}()
 	}
 }
@@ -280,7 +282,7 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 // reasoning_content (converse).
 func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
 	ts := cv.ts
-	chat, err := a.chats.get(ts.chatID)
+	chat, err := a.chats.Get(ts.chatID)
 	if err != nil {
 		return llm.Reply{}, false, err
 	}

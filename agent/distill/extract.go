@@ -1,4 +1,4 @@
-package agent
+package distill
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"engram/agent/chat"
+	"engram/agent/internal/textcut"
 	"engram/memory"
 )
 
@@ -40,7 +42,7 @@ type candidate struct {
 	ID     string
 	Kind   memory.Kind
 	Text   string
-	Scope  Scope
+	Scope  chat.Scope
 	Reason string
 }
 
@@ -52,9 +54,9 @@ var smallTalk = map[string]bool{
 	"thanks a lot": true, "got it": true, "perfect": true, "awesome": true,
 }
 
-// worthDistilling decides cheaply, without the model, whether a turn may
+// WorthDistilling decides cheaply, without the model, whether a turn may
 // hold something worth remembering.
-func worthDistilling(user, answer string, tools []ToolRecord) bool {
+func WorthDistilling(user, answer string, tools []chat.ToolRecord) bool {
 	norm := strings.Join(strings.FieldsFunc(strings.ToLower(user), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	}), " ")
@@ -67,11 +69,11 @@ func worthDistilling(user, answer string, tools []ToolRecord) bool {
 	return true
 }
 
-// turnExcerpt renders a turn for the distiller: the user's message, the
+// Excerpt renders a turn for the distiller: the user's message, the
 // tool calls (results cut to toolResultMax) and the answer. A turn longer
 // than excerptMax keeps its head and its tail, which is where requests and
 // conclusions are.
-func turnExcerpt(user string, tools []ToolRecord, answer string) string {
+func Excerpt(user string, tools []chat.ToolRecord, answer string) string {
 	var b strings.Builder
 	b.WriteString("User: ")
 	b.WriteString(strings.TrimSpace(user))
@@ -79,13 +81,13 @@ func turnExcerpt(user string, tools []ToolRecord, answer string) string {
 	for _, t := range tools {
 		res := t.Result
 		if len(res) > toolResultMax {
-			res = cutUTF8(res, toolResultMax) + " […]"
+			res = textcut.UTF8(res, toolResultMax) + " […]"
 		}
 		fmt.Fprintf(&b, "\nTool %s(%s) → %s\n", t.Name, t.Args, res)
 	}
 	b.WriteString("\nAssistant: ")
 	b.WriteString(strings.TrimSpace(answer))
-	return cutMiddle(b.String(), excerptMax, excerptMax/2, "\n\n[… the middle of the turn is left out …]\n\n")
+	return textcut.Middle(b.String(), excerptMax, excerptMax/2, "\n\n[… the middle of the turn is left out …]\n\n")
 }
 
 var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
@@ -191,7 +193,7 @@ func extract(v any, depth int) []candidate {
 		for _, e := range x {
 			switch e := e.(type) {
 			case string:
-				out = append(out, candidate{Kind: memory.KindFact, Text: e, Scope: ScopeGlobal})
+				out = append(out, candidate{Kind: memory.KindFact, Text: e, Scope: chat.ScopeGlobal})
 			case map[string]any:
 				if c, ok := fromObject(e); ok {
 					out = append(out, c)
@@ -253,16 +255,16 @@ func fromObject(m map[string]any) (candidate, bool) {
 			kind = "" // keep the kind of the memory it replaces
 		}
 	}
-	scope := ScopeGlobal
-	if strings.EqualFold(strings.TrimSpace(str(scopeKeys)), string(ScopeProject)) {
-		scope = ScopeProject
+	scope := chat.ScopeGlobal
+	if strings.EqualFold(strings.TrimSpace(str(scopeKeys)), string(chat.ScopeProject)) {
+		scope = chat.ScopeProject
 	}
 	return candidate{Op: op, ID: strings.TrimSpace(str(idKeys)), Kind: kind, Text: text, Scope: scope,
-		Reason: oneLineText(str(reasonKeys))}, true
+		Reason: OneLine(str(reasonKeys))}, true
 }
 
-// oneLineText folds white space into single spaces.
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine folds white space into single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // normalise trims and collapses texts and drops no-ops, adds and updates
 // with empty, overlong (over the store's memory.MaxAutoRunes), invalid or
@@ -273,7 +275,7 @@ func normalise(cs []candidate) []candidate {
 	ids := map[string]bool{}
 	out := []candidate{}
 	for _, c := range cs {
-		c.Text = oneLineText(c.Text)
+		c.Text = OneLine(c.Text)
 		switch c.Op {
 		case opNone:
 			continue
