@@ -68,8 +68,26 @@ func openAICompatible(httpClient *http.Client) Connect {
 	return func(ep llm.Endpoint) llm.Completer { return openai.New(ep, httpClient) }
 }
 
-// Agent runs chat turns against a model with memory. See the package doc
-// for its events and which methods are safe from which goroutine.
+// Agent runs chat turns against a model with memory; Events tells what
+// happens (the delivery rules are on Event).
+//
+// Every method of Agent is safe to call from any goroutine. Apart from
+// Models, Wait and Close, none waits for the network or for a turn, so the
+// UI goroutine may call them: Send, Retry, Resend, Regenerate, Continue,
+// Cancel, Running, Chats, Chat, Config and Events return at once; NewChat,
+// RenameChat, DeleteChat, DeleteMessage, SetAutoRecall, SetProject and
+// SetConfig write one small file; Instructions reads an AGENTS.md, and
+// Memory may open a project's store file. Models asks the endpoint for its
+// models: call it off the UI goroutine. Wait blocks until every turn and
+// distillation has finished, and Close cancels them first and then waits;
+// as the agent never waits for the event consumer, both may be called from
+// any goroutine, but Wait not from the UI goroutine while a turn runs (the
+// window would freeze until it ends).
+//
+// Its goroutines: one per running turn (and one beside it that saves the
+// user's message while recall runs), one per distillation, the pump of the
+// event queue (eventq.go) and the file watcher's (live.go), whose
+// callbacks run one at a time. Close ends them all.
 type Agent struct {
 	opts   Options
 	now    func() time.Time

@@ -25,6 +25,7 @@ func newTestAgent(t *testing.T, now func() time.Time) *Agent {
 // A pinned memory over the pinned budget used to make itself and every
 // pinned memory after it vanish from the prompt.
 func TestPinnedOverBudgetIsCutNotDropped(t *testing.T) {
+	t.Parallel()
 	a := newTestAgent(t, nil)
 	long := "The user's style guide: " + strings.Repeat("use short sentences and plain words; ", 130)
 	for _, text := range []string{"Answer in British English.", long, "Never use emoji in answers."} {
@@ -45,6 +46,7 @@ func TestPinnedOverBudgetIsCutNotDropped(t *testing.T) {
 
 // Every earlier summary of a long chat used to be re-sent each turn.
 func TestOnlyLatestSummarySent(t *testing.T) {
+	t.Parallel()
 	a := newTestAgent(t, nil)
 	c := Chat{Messages: []Message{
 		{Role: RoleUser, Text: "first"},
@@ -66,6 +68,7 @@ func TestOnlyLatestSummarySent(t *testing.T) {
 // scores of two different indexes: a small project store's scores are far
 // lower (its terms are common in it), so its best match never made the cut.
 func TestHitsOfTwoStoresComparable(t *testing.T) {
+	t.Parallel()
 	global := &storeState{st: memory.NewInMemory(memory.Options{}), scope: ScopeGlobal}
 	proj := &storeState{st: memory.NewInMemory(memory.Options{}), scope: ScopeProject}
 	var es []memory.Entry
@@ -96,6 +99,7 @@ func TestHitsOfTwoStoresComparable(t *testing.T) {
 
 // The system prompt states today's date, from the injected clock.
 func TestPromptStatesToday(t *testing.T) {
+	t.Parallel()
 	day := time.Date(2026, 11, 3, 9, 30, 0, 0, time.UTC)
 	a := newTestAgent(t, func() time.Time { return day })
 	sys := a.prompt(Chat{}, &turnState{}, a.Config(), false)[0].Content

@@ -21,6 +21,7 @@ import (
 const thought = "The user asks about Go. Go has gofmt; they like tabs."
 
 func TestReasoningKeptApartAndNeverSentBack(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		reply agenttest.Reply
@@ -82,6 +83,7 @@ func TestReasoningKeptApartAndNeverSentBack(t *testing.T) {
 // wants the reasoning_content of a tool call back in the follow-up requests
 // of the turn, and rejects it on later turns.
 func TestDeepSeekReplaysReasoningWithinTheTurn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		field  string
 		replay bool
@@ -131,6 +133,7 @@ func TestDeepSeekReplaysReasoningWithinTheTurn(t *testing.T) {
 }
 
 func TestInterruptedStreamIsKeptMarkedAndRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	h.srv.Push(agenttest.Reply{Text: "The first half of a long answer that never ends", CutAfter: 6})
 	id := h.newChat()
@@ -196,6 +199,7 @@ func countRole(msgs []agenttest.Message, role string) int {
 }
 
 func TestEmptyAndSilentStreams(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		reply       agenttest.Reply
@@ -236,6 +240,7 @@ func TestEmptyAndSilentStreams(t *testing.T) {
 }
 
 func TestAnswerOverTheLimitIsCut(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill, c.MaxAnswerBytes = true, 64<<10 }, nil)
 	h.srv.Push(agenttest.Reply{Text: strings.Repeat("All work and no play. ", 10000), PieceSize: 16 << 10})
 	id := h.newChat()
@@ -261,6 +266,7 @@ func TestAnswerOverTheLimitIsCut(t *testing.T) {
 // an HTTP date, reaches the retry wait (capped at a minute); how long the
 // wait lasts is TestRetryWaits's, in fake time.
 func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil) // RetryDelay is 1ms
 	id := h.newChat()
 	for _, tc := range []struct{ header, says string }{
@@ -286,6 +292,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 }
 
 func TestErrorsSayWhatTheServerSaid(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		reply agenttest.Reply
 		code  agent.Code
@@ -312,6 +319,7 @@ func TestErrorsSayWhatTheServerSaid(t *testing.T) {
 // TestServerBodiesMapToRetries: refusals in the words (and body shapes)
 // of Ollama take the retry-without-tools and compact-and-retry paths.
 func TestServerBodiesMapToRetries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Status: 400, Body: `{"error":"registry.ollama.ai/library/gemma:2b does not support tools"}`},
 		agenttest.Reply{Text: "Plain answer."})
@@ -334,6 +342,7 @@ func TestServerBodiesMapToRetries(t *testing.T) {
 }
 
 func TestQuirkyToolCallsRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "Saving both.", ArgsAsObject: true, UsageInFinish: true, ToolCalls: []agenttest.ToolCall{
 		{Name: "memory_write", Args: `{"kind":"preference","text":"The user likes tabs."}`},
@@ -367,6 +376,7 @@ func TestQuirkyToolCallsRun(t *testing.T) {
 }
 
 func TestPlainTextAnswerToToolsAndRefusedStreamOptions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.RejectStreamOptions = true
 	h.srv.Push(agenttest.Reply{Text: "I can't call tools, but: use tabs.", Finish: "tool_calls"})
@@ -384,6 +394,7 @@ func TestPlainTextAnswerToToolsAndRefusedStreamOptions(t *testing.T) {
 // TestReasoningModelDistills: a reasoning model's distillation answer
 // thinks first; only the answer after the thinking is parsed.
 func TestReasoningModelDistills(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	h.srv.Push(agenttest.Reply{Text: "<think>A greeting with a fact.</think>Nice to meet you."},
 		agenttest.Reply{Text: `<think>The user gave their city: a fact. [not this]</think>` +

@@ -21,6 +21,7 @@ func fill(q *eventQueue) {
 // a chat that follow each other merge into one; every other event stays,
 // in order.
 func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		q := newEventQueue()
 		defer q.close()
@@ -67,6 +68,7 @@ func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
 // TestEventQueueDeliversWhileEmitting: a reader gets each event as soon
 // as it is queued; the queue holds nothing back.
 func TestEventQueueDeliversWhileEmitting(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		q := newEventQueue()
 		defer q.close()
@@ -84,6 +86,7 @@ func TestEventQueueDeliversWhileEmitting(t *testing.T) {
 // channel keeps the first events that fit its buffer, in order, and then
 // is closed; emit after close does nothing.
 func TestEventQueueCloseWithoutReader(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		q := newEventQueue()
 		fill(q)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	api := func(status int, code, msg string) error {
 		return fmt.Errorf("chat completion: %w", &llm.StatusError{Status: status, Code: code, Message: msg})
 	}
@@ -60,6 +61,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestConfigLoadSaveEnv(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "engram", "config.json")
 	c, err := LoadConfig(path, nil)
 	if err != nil || c != DefaultConfig() {
@@ -125,6 +127,7 @@ func modelsServer(t *testing.T, ids ...string) string {
 }
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	dead := "http://127.0.0.1:1/v1" // nothing listens on port 1
 	live := modelsServer(t, "llama3.2", "qwen")
 	ctx := context.Background()
@@ -149,6 +152,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestDetectKeyWithoutEndpointMeansOpenAI(t *testing.T) {
+	t.Parallel()
 	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the key was offered to a local server: %s %s", r.Method, r.URL)
 	}))
@@ -175,6 +179,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestResolveConfigUsesFileAndEnv(t *testing.T) {
+	t.Parallel()
 	live := modelsServer(t, "served")
 	paths := DefaultPaths(t.TempDir(), t.TempDir())
 	env := map[string]string{"OPENAI_BASE_URL": live}
@@ -185,6 +190,7 @@ func TestResolveConfigUsesFileAndEnv(t *testing.T) {
 }
 
 func TestInstructionsLoader(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "AGENTS.md")
 	in := NewInstructions(path)
 	if text, _ := in.Text(); text != "" || in.Info().Found {

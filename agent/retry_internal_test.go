@@ -46,6 +46,7 @@ func status(code int, retryAfter time.Duration) error {
 // a cancel ends the wait at once, and nothing is retried after a stream
 // began or past maxRetries.
 func TestRetryWaits(t *testing.T) {
+	t.Parallel()
 	const s = time.Second
 	tests := []struct {
 		name     string
@@ -123,6 +124,7 @@ func TestRetryWaits(t *testing.T) {
 // TestRetryWaitsQuietlyInTheBackground: a call of no chat (distillation)
 // retries the same way without a Notice.
 func TestRetryWaitsQuietlyInTheBackground(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		a := &Agent{opts: Options{RetryDelay: time.Second}, events: newEventQueue()}
 		c := &flaky{errs: []error{status(503, 0)}, start: time.Now()}

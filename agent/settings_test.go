@@ -10,6 +10,7 @@ import (
 )
 
 func TestConfigSourcesAndModelsAt(t *testing.T) {
+	t.Parallel()
 	file := agent.DefaultConfig()
 	file.BaseURL = "http://file/v1"
 	a, _ := envAgent(t, file, map[string]string{agent.EnvModel: "env-model", agent.EnvAPIKey: "sk-env-key-9876"})

@@ -38,6 +38,18 @@ const maxRetryWait = 60 * time.Second
 
 // turn runs one turn that start prepares (Send's appends the user's
 // message); it always ends with TurnDone.
+//
+// Streams that break: a stream that ends without a finish reason (and
+// without [DONE]), or that goes silent for Config.StreamIdleTimeout, ends
+// the turn with CodeInterrupted or CodeTimeout and TurnDone.Interrupted:
+// what arrived is kept, marked Message.Interrupted, not distilled and not
+// sent back, and Retry asks again. A stream with nothing in it is
+// CodeBadResponse; an answer that has not started within
+// Config.FirstByteTimeout is CodeTimeout; one over Config.MaxAnswerBytes
+// is cut there (Message.Cut, with a Notice). Cancel, or cancelling the
+// context given to Send, ends the turn with TurnDone{Err: context.Canceled}
+// (the context's error: a deadline gives context.DeadlineExceeded); the
+// partial answer stays in the chat marked Stopped and is not distilled.
 func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	cfg := a.Config()
 	ts := &turnState{chatID: chatID, answerID: chat.NewMessageID()}
@@ -155,7 +167,9 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 
 // converse runs the model calls of a turn: compaction if the chat is over
 // budget, then steps of one answered model call and its tool calls, until
-// the model answers in text or Options.MaxSteps calls were answered.
+// the model answers in text or Options.MaxSteps calls were answered. The
+// last call is offered no tools; tools it calls anyway are not run, and
+// with no text either the turn ends with CodeBadResponse.
 func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.BaseURL == "" {
 		return errNoEndpoint()
@@ -257,6 +271,16 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 // into the answer (after a blank line when a step before wrote some) as
 // Delta events and the reasoning apart as ReasoningDelta events between
 // ThinkingStarted and ThinkingDone; it reports whether anything arrived.
+//
+// Reasoning models think before they answer, in one of three forms that
+// the adapter tells apart while streaming: a <think>, <thinking> or
+// <reasoning> section at the start of the content, a reasoning_content
+// delta (DeepSeek, vLLM), or a reasoning delta (LM Studio, Ollama for
+// gpt-oss). The reasoning is saved as the answer's Message.Reasoning with
+// its ThinkingTime and never sent back to the model, to distillation or to
+// compaction, with the one exception DeepSeek's API requires: within a
+// turn, the follow-up requests after a tool call carry that call's
+// reasoning_content (converse).
 func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
 	ts := cv.ts
 	chat, err := a.chats.Get(ts.chatID)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestDefaultModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		models []string
 		want   string
@@ -24,6 +25,7 @@ func TestDefaultModel(t *testing.T) {
 }
 
 func TestPresetOf(t *testing.T) {
+	t.Parallel()
 	for url, want := range map[string]string{
 		"http://localhost:11434/v1":  "Ollama",
 		"http://127.0.0.1:1234":      "LM Studio",

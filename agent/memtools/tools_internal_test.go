@@ -9,6 +9,7 @@ import (
 // TestToolSchemas pins the argument schemas the model is offered, as JSON
 // values: the order of keys may change, nothing else.
 func TestToolSchemas(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		Write: `{"type":"object","properties":{` +
 			`"kind":{"type":"string","enum":["preference","correction","lesson","fact"]},` +
