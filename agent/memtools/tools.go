@@ -37,7 +37,7 @@ var Defs = []llm.Tool{
 			"scope": {Type: "string", Enum: []string{string(chat.ScopeGlobal), string(chat.ScopeProject)},
 				Description: "project: only about the pinned project folder (default global)"},
 		}, "kind", "text")},
-	{Name: Search, Description: "Search the saved memories. Returns the best matches with their IDs.",
+	{Name: Search, Description: "Search the saved memories. Returns the best matches, one JSON object per line: id, scope, kind, date and text.",
 		Parameters: object(map[string]schema{"query": {Type: "string"}}, "query")},
 	{Name: Update, Description: "Replace a saved memory with a corrected version, by the ID it was " +
 		"shown with; the old version is kept as history.",
@@ -186,12 +186,27 @@ func (s Session) search(args toolArgs) (string, error) {
 		return "No memories match.", nil
 	}
 	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
 	for _, h := range hits {
 		s.Shown.Add(h.Entry.ID)
-		fmt.Fprintf(&b, "- id=%s scope=%s kind=%s date=%s: %s\n", h.Entry.ID, h.Scope, h.Entry.Kind,
-			memory.Confirmed(h.Entry).UTC().Format(time.DateOnly), h.Entry.Text)
+		err := enc.Encode(searchHit{ID: h.Entry.ID, Scope: h.Scope, Kind: h.Entry.Kind,
+			Date: memory.Confirmed(h.Entry).UTC().Format(time.DateOnly), Text: memory.Defuse(h.Entry.Text)})
+		if err != nil {
+			return "", fmt.Errorf("could not write the results: %w", err)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// searchHit is one line of memory_search's result: a JSON object, so that
+// no memory's text can pass for another result or for the tool's own words.
+type searchHit struct {
+	ID    string      `json:"id"`
+	Scope chat.Scope  `json:"scope"`
+	Kind  memory.Kind `json:"kind"`
+	Date  string      `json:"date"`
+	Text  string      `json:"text"`
 }
 
 // toolUpdate replaces a memory the model was shown by a new version (a
