@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"engram/memory/durable"
 )
 
 // MaxInstructionsSize is the most of an AGENTS.md that goes into the prompt;
@@ -156,4 +158,59 @@ func (in *Instructions) loadLocked() bool {
 	in.text = strings.TrimSpace(text)
 	return in.text != old || in.info.Truncated != oldInfo.Truncated || in.info.Found != oldInfo.Found ||
 		(oldInfo.Err != nil)
+}
+
+// ReadInstructions returns the whole text of the AGENTS.md at path, as an
+// editor shows it ("" and no error when there is no file yet; the prompt
+// uses at most MaxInstructionsSize of it). path is one that Instructions
+// reported: the global file or a pinned project folder's.
+func (a *Agent) ReadInstructions(path string) (string, error) {
+	in, err := a.instructionsAt(path)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(in.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read instructions: %w", err)
+	}
+	return string(b), nil
+}
+
+// SaveInstructions replaces the AGENTS.md at path with text atomically, so
+// that a reader sees the old or the new file and never a part, and reloads
+// it: the next turn uses the new text, and a change is reported as an
+// InstructionsChanged event. path is one that Instructions reported.
+func (a *Agent) SaveInstructions(path, text string) error {
+	in, err := a.instructionsAt(path)
+	if err != nil {
+		return err
+	}
+	if err := durable.WriteFileAtomic(in.Path(), []byte(text)); err != nil {
+		return fmt.Errorf("save instructions: %w", err)
+	}
+	if ev, changed := in.Reload(); changed {
+		a.emit(ev)
+	}
+	return nil
+}
+
+// instructionsAt returns the loader of the AGENTS.md at path: the global
+// one or that of a project folder Instructions or a chat has pinned. The
+// agent reads and writes no other file for the editor.
+func (a *Agent) instructionsAt(path string) (*Instructions, error) {
+	path = filepath.Clean(path)
+	if path == filepath.Clean(a.instr.Path()) {
+		return a.instr, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range a.projects {
+		if path == filepath.Clean(p.instr.Path()) {
+			return p.instr, nil
+		}
+	}
+	return nil, fmt.Errorf("instructions %s: not an AGENTS.md Engram follows", path)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"engram/agent/endpoint"
 	"engram/agent/llm"
 )
 
@@ -164,8 +165,8 @@ func TestDetectKeyWithoutEndpointMeansOpenAI(t *testing.T) {
 	c := DefaultConfig()
 	c.APIKey = "sk-test"
 	got := detect(context.Background(), c, openAICompatible(client), []string{local.URL + "/v1"})
-	if got.BaseURL != OpenAIBaseURL {
-		t.Errorf("BaseURL = %q, want %q", got.BaseURL, OpenAIBaseURL)
+	if got.BaseURL != endpoint.OpenAI {
+		t.Errorf("BaseURL = %q, want %q", got.BaseURL, endpoint.OpenAI)
 	}
 	if len(asked) != 1 || asked[0] != "api.openai.com" {
 		t.Errorf("probed %v, want only api.openai.com", asked)

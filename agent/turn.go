@@ -11,6 +11,7 @@ import (
 	"engram/agent/chat"
 	"engram/agent/distill"
 	"engram/agent/llm"
+	"engram/agent/memtools"
 )
 
 // turnState is what one turn accumulates.
@@ -289,7 +290,7 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	req := llm.Request{Model: cv.cfg.Model, Messages: a.prompt(chat, ts, cv.cfg, tools)}
 	req.Messages = append(req.Messages, cv.msgs...)
 	if tools {
-		req.Tools = toolDefs
+		req.Tools = memtools.Defs
 	}
 	// a continuation goes on where the answer stopped
 	sep, rsep := ts.answer.Len() > len(ts.prefix), ts.reasoning.Len() > 0

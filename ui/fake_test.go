@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -431,6 +432,18 @@ func (f *fakeBackend) Instructions(dir string) InstructionsInfo {
 		info.Project.Found = err == nil
 	}
 	return info
+}
+
+func (f *fakeBackend) ReadInstructions(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	return string(b), err
+}
+
+func (f *fakeBackend) SaveInstructions(path, text string) error {
+	return f.write(func() error { return os.WriteFile(path, []byte(text), 0o600) })
 }
 
 func (f *fakeBackend) RecentProjects() []string {

@@ -210,7 +210,7 @@ type Outcome struct {
 	Errs      []string // what could not be done
 }
 
-// apply carries out a distillation's operations through the stores, with
+// carryOut carries out a distillation's operations through the stores, with
 // history always kept: an add is stored (deduplicated: an exact restatement
 // changes nothing but the memory's date), an update supersedes the shown
 // memory, a forget forgets a memory the model or distillation wrote (its
@@ -219,7 +219,7 @@ type Outcome struct {
 // not shown are ignored; texts that look like secrets are dropped. In
 // CaptureAsk mode adds and updates become suggestions and every forget a
 // proposal.
-func (p *Pipeline) apply(t Turn, shown []chat.Hit, cands []candidate) Outcome {
+func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome {
 	res := Outcome{Saved: map[chat.Scope][]memory.Entry{}, Revised: MemoriesRevised{ChatID: t.ChatID}}
 	byID := map[string]Shown{}
 	for _, h := range shown {

@@ -92,7 +92,7 @@ func New(cfg Config) *Pipeline {
 // Consolidate makes the distillation call of one turn and applies its
 // answer: the existing memories related to the person's message are shown
 // to the distiller by ID and date, and its operations are carried out (see
-// apply). An answer in prose only means nothing is worth keeping.
+// carryOut). An answer in prose only means nothing is worth keeping.
 func (p *Pipeline) Consolidate(ctx context.Context, ask Ask, t Turn) (Outcome, error) {
 	shown := p.related(t.stores(), t.User)
 	reply, err := ask(ctx, []llm.Message{
@@ -109,5 +109,5 @@ func (p *Pipeline) Consolidate(ctx context.Context, ask Ask, t Turn) (Outcome, e
 	if err != nil {
 		return Outcome{}, err
 	}
-	return p.apply(t, shown, cands), nil
+	return p.carryOut(t, shown, cands), nil
 }

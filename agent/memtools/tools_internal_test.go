@@ -1,4 +1,4 @@
-package agent
+package memtools
 
 import (
 	"encoding/json"
@@ -11,19 +11,19 @@ import (
 func TestToolSchemas(t *testing.T) {
 	t.Parallel()
 	want := map[string]string{
-		ToolMemoryWrite: `{"type":"object","properties":{` +
+		Write: `{"type":"object","properties":{` +
 			`"kind":{"type":"string","enum":["preference","correction","lesson","fact"]},` +
 			`"text":{"type":"string","description":"the memory, one self-contained sentence"},` +
 			`"scope":{"type":"string","enum":["global","project"],"description":"project: only about the pinned project folder (default global)"}},` +
 			`"required":["kind","text"]}`,
-		ToolMemorySearch: `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`,
-		ToolMemoryUpdate: `{"type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"}},"required":["id","text"]}`,
-		ToolMemoryForget: `{"type":"object","properties":{"id":{"type":"string"},"reason":{"type":"string"}},"required":["id"]}`,
+		Search: `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`,
+		Update: `{"type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"}},"required":["id","text"]}`,
+		Forget: `{"type":"object","properties":{"id":{"type":"string"},"reason":{"type":"string"}},"required":["id"]}`,
 	}
-	if len(toolDefs) != len(want) {
-		t.Fatalf("%d tools, want %d", len(toolDefs), len(want))
+	if len(Defs) != len(want) {
+		t.Fatalf("%d tools, want %d", len(Defs), len(want))
 	}
-	for _, tool := range toolDefs {
+	for _, tool := range Defs {
 		var got, exp any
 		if err := json.Unmarshal(tool.Parameters, &got); err != nil {
 			t.Fatalf("%s: %v", tool.Name, err)
