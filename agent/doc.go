@@ -13,8 +13,9 @@
 //  2. compaction when the chat outgrew Config.ContextChars (background.go);
 //  3. the system prompt (prompt.go): instructions, AGENTS.md files, pinned
 //     memories, the latest summary, the date and the recall block;
-//  4. streamed completions and memory tool calls (tools.go) until the model
-//     answers, at most Options.MaxSteps calls: Delta, ToolCall, ToolResult;
+//  4. streamed completions and memory tool calls (tools.go runs them) until
+//     the model answers, at most Options.MaxSteps calls: Delta, ToolCall,
+//     ToolResult;
 //  5. TurnDone; then, in the chat's capture mode, the memory pipeline in the
 //     background distils what of the turn is worth keeping.
 //
@@ -33,12 +34,17 @@
 //   - engram/agent/chat: the chats on disk, their locked merge and search;
 //   - engram/agent/distill: the memory pipeline (distillation,
 //     consolidation, suggestions, forget proposals, Learn);
+//   - engram/agent/memtools: the memory tools the model calls, with their
+//     schemas and rules;
 //   - engram/agent/llm: the model seam, llm.Completer; its OpenAI-compatible
 //     adapter in engram/agent/llm/openai, the only code that knows the SDK;
+//   - engram/agent/endpoint: the servers the settings offer or detect, and
+//     which of a server's models to choose;
 //   - engram/agent/prompts: the texts sent to the model as instructions;
 //   - engram/agent/watch: file watching, which live.go uses to follow the
 //     files people edit while the agent runs;
-//   - config.go and settings.go: the Config, its file and the presets.
+//   - config.go: the Config, its file and the Paths; settings.go: where
+//     each setting in use comes from.
 //
 // Nothing in this package reads environment variables or XDG globals: the
 // program resolves Paths (DefaultPaths) and the Config (ResolveConfig,

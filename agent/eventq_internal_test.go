@@ -7,10 +7,10 @@ import (
 	"testing/synctest"
 )
 
-// fill queues what fills the Events channel's buffer and the pump's hand,
-// and waits until the pump is stuck on the full channel: later events stay
-// queued until someone reads.
-func fill(q *eventQueue) {
+// fillQueue queues what fills the Events channel's buffer and the pump's
+// hand, and waits until the pump is stuck on the full channel: later events
+// stay queued until someone reads.
+func fillQueue(q *eventQueue) {
 	for i := 0; i <= eventBuffer; i++ {
 		q.emit(Notice{Text: fmt.Sprint(i)})
 	}
@@ -25,7 +25,7 @@ func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newEventQueue()
 		defer q.close()
-		fill(q)
+		fillQueue(q)
 		var first, second strings.Builder
 		for i := 0; i < 1000; i++ {
 			s := fmt.Sprintf("%d,", i)
@@ -89,7 +89,7 @@ func TestEventQueueCloseWithoutReader(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		q := newEventQueue()
-		fill(q)
+		fillQueue(q)
 		for i := eventBuffer + 1; i < 2*eventBuffer; i++ {
 			q.emit(Notice{Text: fmt.Sprint(i)})
 		}

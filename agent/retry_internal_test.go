@@ -37,7 +37,8 @@ func (f *flaky) Complete(_ context.Context, _ llm.Request, onDelta func(llm.Delt
 // Models implements llm.Completer.
 func (f *flaky) Models(context.Context) ([]string, error) { return nil, nil }
 
-func status(code int, retryAfter time.Duration) error {
+// statusErr is an error answer of the endpoint, as the adapter wraps it.
+func statusErr(code int, retryAfter time.Duration) error {
 	return fmt.Errorf("chat completion: %w", &llm.StatusError{Status: code, Message: "busy", RetryAfter: retryAfter})
 }
 
@@ -57,22 +58,22 @@ func TestRetryWaits(t *testing.T) {
 		notices  []string
 		err      string // "" for success
 	}{
-		{name: "backoff doubles", errs: []error{status(503, 0), status(502, 0), status(429, 0)},
+		{name: "backoff doubles", errs: []error{statusErr(503, 0), statusErr(502, 0), statusErr(429, 0)},
 			calls: []time.Duration{0, 1 * s, 3 * s, 7 * s},
 			notices: []string{"had a server error; retrying in 1s.", "had a server error; retrying in 2s.",
 				"is rate limiting requests (429); retrying in 4s."}},
-		{name: "retries run out", errs: []error{status(503, 0), status(503, 0), status(503, 0), status(503, 0)},
+		{name: "retries run out", errs: []error{statusErr(503, 0), statusErr(503, 0), statusErr(503, 0), statusErr(503, 0)},
 			calls: []time.Duration{0, 1 * s, 3 * s, 7 * s}, err: "server error"},
-		{name: "Retry-After replaces the backoff", errs: []error{status(429, 5*s), status(429, 0)},
+		{name: "Retry-After replaces the backoff", errs: []error{statusErr(429, 5*s), statusErr(429, 0)},
 			calls:   []time.Duration{0, 5 * s, 7 * s},
 			notices: []string{"retrying in 5s, as it asked.", "retrying in 2s."}},
-		{name: "Retry-After is capped", errs: []error{status(503, time.Hour)},
+		{name: "Retry-After is capped", errs: []error{statusErr(503, time.Hour)},
 			calls: []time.Duration{0, maxRetryWait}, notices: []string{"retrying in 1m0s, as it asked."}},
-		{name: "cancel ends the wait", errs: []error{status(503, time.Hour)}, cancelAt: 30 * s,
+		{name: "cancel ends the wait", errs: []error{statusErr(503, time.Hour)}, cancelAt: 30 * s,
 			calls: []time.Duration{0}, err: context.Canceled.Error()},
-		{name: "no retry once streamed", errs: []error{status(503, 0)}, streamed: true,
+		{name: "no retry once streamed", errs: []error{statusErr(503, 0)}, streamed: true,
 			calls: []time.Duration{0}, err: "server error"},
-		{name: "no retry of a bad request", errs: []error{status(400, 0)},
+		{name: "no retry of a bad request", errs: []error{statusErr(400, 0)},
 			calls: []time.Duration{0}, err: "refused the request"},
 	}
 	for _, tt := range tests {
@@ -127,7 +128,7 @@ func TestRetryWaitsQuietlyInTheBackground(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		a := &Agent{opts: Options{RetryDelay: time.Second}, events: newEventQueue()}
-		c := &flaky{errs: []error{status(503, 0)}, start: time.Now()}
+		c := &flaky{errs: []error{statusErr(503, 0)}, start: time.Now()}
 		if _, err := a.complete(t.Context(), c, llm.Request{}, "", nil); err != nil {
 			t.Fatal(err)
 		}
