@@ -348,7 +348,17 @@ func (f *fakeBackend) SetProject(id, dir string) error {
 	})
 }
 
-func (f *fakeBackend) Memory(scope agent.Scope, dir string) (*memory.Store, error) {
+func (f *fakeBackend) Memory(scope agent.Scope, dir string) (MemoryStore, error) {
+	st, err := f.store(scope, dir)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// store opens (once) the real store in the temporary folder that Memory
+// hands the window, for tests that fill or inspect it.
+func (f *fakeBackend) store(scope agent.Scope, dir string) (*memory.Store, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	path := filepath.Join(f.dir, "memory.json")
