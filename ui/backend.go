@@ -31,6 +31,9 @@ type Backend interface {
 	DeleteChat(id string) error
 	SetAutoRecall(id string, on bool) error
 	SetProject(id, dir string) error
+	// Memory opens a memory store. Every change of it, the window's own
+	// included, is reported as a MemoryChanged event: the inspector
+	// reloads on those alone.
 	Memory(scope agent.Scope, projectDir string) (MemoryStore, error)
 	Config() agent.Config
 	SetConfig(c agent.Config) error

@@ -146,13 +146,11 @@ func (i *inspector) remove(es []memory.Entry) {
 			}
 			if err != nil {
 				i.ed.fail(err)
-				i.reload()
 				return
 			}
 			i.ed.close()
 			i.detail.close()
 			i.sel.clear()
-			i.reload()
 		}
 	})
 }
@@ -202,7 +200,6 @@ func (i *inspector) setPinned(es []memory.Entry, on bool) {
 			if err != nil {
 				i.showErr(err)
 			}
-			i.reload()
 		}
 	})
 }
@@ -230,7 +227,6 @@ func (i *inspector) undo() {
 			if err != nil {
 				i.showErr(err)
 			}
-			i.reload()
 		}
 	})
 }

@@ -550,7 +550,6 @@ func (i *inspector) repairFile() {
 				i.showErr(fmt.Errorf(lang.L("could not repair: %w"), err))
 				return
 			}
-			i.reload()
 			i.showErr(st.Err())
 			if err == nil {
 				i.u.pane.notice(fmt.Sprintf(lang.L("Repaired %s: %d memories read from it; the broken file is kept as %s."),
@@ -561,7 +560,9 @@ func (i *inspector) repairFile() {
 }
 
 // storeChanged follows a MemoryChanged event: the list reloads if it shows
-// that store; an edit in progress is kept.
+// that store; an edit in progress is kept. It is the one reload after a
+// change, the inspector's own edits included: the backend reports every
+// change of a store it handed out, so an edit's result reloads nothing.
 func (i *inspector) storeChanged(scope agent.Scope, dir string, err error) {
 	if scope != i.scope || (scope == agent.ScopeProject && dir != i.project) {
 		return
