@@ -129,7 +129,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 				return
 			}
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("Engram could not start: %w", err), w)
+				dialog.ShowError(fmt.Errorf("engram could not start: %w", err), w) // shown capitalised
 				return
 			}
 			b.Agent = ag
