@@ -31,7 +31,7 @@ func editRow(t *testing.T, i *inspector, n int) {
 // addMemories fills the global store of fb.
 func addMemories(t *testing.T, fb *fakeBackend, es ...memory.Entry) []memory.Entry {
 	t.Helper()
-	st, err := fb.Memory(agent.ScopeGlobal, "")
+	st, err := fb.store(agent.ScopeGlobal, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestInspectorFiltersAndSort(t *testing.T) {
 			memory.Entry{Kind: memory.KindFact, Text: "The API runs on port 8080", Source: memory.SourceTool},
 			memory.Entry{Kind: memory.KindLesson, Text: "Run the tests before pushing", Source: memory.SourceAuto},
 			memory.Entry{Kind: memory.KindFact, Text: "The database is Postgres 16", Source: memory.SourceAuto})
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		if err := st.MarkUsed(es[3].ID, es[3].ID, es[1].ID); err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestInspectorDetailShowsHistory(t *testing.T) {
 	var cur memory.Entry
 	h := newHarness(t, func(fb *fakeBackend) {
 		old := addMemories(t, fb, memory.Entry{Kind: memory.KindFact, Text: "The API runs on port 8080"})[0]
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		var err error
 		cur, err = st.Supersede(old.ID, memory.Entry{Kind: memory.KindCorrection, Text: "The API runs on port 9090 since March",
 			Source: memory.SourceTool})
@@ -249,7 +249,7 @@ func TestInspectorFullStateReviewsLeastUsed(t *testing.T) {
 			memory.Entry{Kind: memory.KindFact, Text: "used twice"},
 			memory.Entry{Kind: memory.KindFact, Text: "never used"},
 			memory.Entry{Kind: memory.KindFact, Text: "used once"})
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		if err := st.MarkUsed(es[0].ID, es[0].ID, es[2].ID); err != nil {
 			t.Fatal(err)
 		}

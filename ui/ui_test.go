@@ -137,7 +137,7 @@ func TestEnterSendsAndAnswerStreams(t *testing.T) {
 func TestRecalledMemoriesDisclosure(t *testing.T) {
 	var e1, e2 memory.Entry
 	h := newHarness(t, func(fb *fakeBackend) {
-		st, err := fb.Memory(agent.ScopeGlobal, "")
+		st, err := fb.store(agent.ScopeGlobal, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func TestInspectorAddEditDeleteUndo(t *testing.T) {
 
 func TestInspectorSearchRanks(t *testing.T) {
 	h := newHarness(t, func(fb *fakeBackend) {
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		st.Add(memory.Entry{Kind: memory.KindFact, Text: "The frontend uses Vite and React", Source: memory.SourceUser})
 		st.Add(memory.Entry{Kind: memory.KindCorrection, Text: "Deploy with the dry-run flag first", Source: memory.SourceUser})
 	})
@@ -324,7 +324,7 @@ func TestMemoryChangedKeepsEditInProgress(t *testing.T) {
 	i := h.u.insp
 	test.Tap(i.add)
 	test.Type(i.ed.text, "a draft in progress")
-	st, _ := h.fb.Memory(agent.ScopeGlobal, "")
+	st, _ := h.fb.store(agent.ScopeGlobal, "")
 	if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "added by engramctl", Source: memory.SourceUser}); err != nil {
 		t.Fatal(err)
 	}
@@ -1020,8 +1020,8 @@ func TestHighlightInBothTabs(t *testing.T) {
 	dir := t.TempDir()
 	h.u.pinProject(dir)
 	h.settle()
-	gs, _ := h.fb.Memory(agent.ScopeGlobal, "")
-	ps, _ := h.fb.Memory(agent.ScopeProject, dir)
+	gs, _ := h.fb.store(agent.ScopeGlobal, "")
+	ps, _ := h.fb.store(agent.ScopeProject, dir)
 	g, _, _ := gs.Add(memory.Entry{Kind: memory.KindFact, Text: "a global fact", Source: memory.SourceUser})
 	p, _, _ := ps.Add(memory.Entry{Kind: memory.KindFact, Text: "a project fact", Source: memory.SourceUser})
 	id := h.u.current

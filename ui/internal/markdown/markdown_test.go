@@ -86,10 +86,7 @@ func TestMarkdownTableIsAGrid(t *testing.T) {
 	test.NewTempApp(t)
 	objs := Render(mdTable, noClip())
 	renderWindow(t, objs...)
-	var cells []*widget.RichText
-	for _, rt := range richTexts(objs) {
-		cells = append(cells, rt)
-	}
+	cells := richTexts(objs)
 	if len(cells) != 9 {
 		t.Fatalf("%d cells, want 3 rows of 3", len(cells))
 	}
