@@ -145,6 +145,25 @@ func (x *Index) deleteLocked(id string) {
 	x.words.delete(id)
 }
 
+// update brings the index from the records old to recs: it drops the
+// entries recs lacks and puts those that changed, under one lock, so a
+// search sees the records before or after, never a mix.
+func (x *Index) update(old, recs map[string]Entry) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for id := range old {
+		if _, ok := recs[id]; !ok {
+			x.deleteLocked(id)
+		}
+	}
+	for id, e := range recs {
+		if o, ok := old[id]; ok && sameEntry(o, e) {
+			continue
+		}
+		x.putLocked(e)
+	}
+}
+
 // Len is the number of entries indexed.
 func (x *Index) Len() int { return x.ix.Len() }
 

@@ -36,9 +36,9 @@ func (s *Store) Repair() (RepairReport, error) {
 	if s.path == "" {
 		return RepairReport{}, ErrNothingToRepair
 	}
-	s.mu.Lock()
+	s.beginWrite()
 	rep, err := s.repairLocked()
-	s.mu.Unlock()
+	s.endWrite()
 	if err == nil {
 		s.notify()
 	}
@@ -225,9 +225,9 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 		return protect, n > 0, nil
 	})
 	if err == nil {
-		s.mu.Lock()
+		s.beginWrite()
 		s.seen.merge(fc.seen)
-		s.mu.Unlock()
+		s.endWrite()
 	}
 	if err != nil {
 		return 0, true, fmt.Errorf("merge memory file: %w", err)
