@@ -104,7 +104,3 @@ func (f *dedupeForm) matches(o *dedupeForm) bool {
 	}
 	return a.runes >= DedupeMinRunes && strings.Contains(b.key, a.key)
 }
-
-// IsDuplicate reports whether two memory texts count as the same memory
-// under the dedupe rules.
-func IsDuplicate(a, b string) bool { return dedupeMatch(newDedupeForm(a), newDedupeForm(b)) }

@@ -117,8 +117,8 @@
 //
 // # Concurrency
 //
-// Store and Index methods are safe for concurrent use from any goroutine.
-// Store.Recall searches an Index the store builds on first use and keeps
+// Store and EntryIndex methods are safe for concurrent use from any goroutine.
+// Store.Recall searches an EntryIndex the store builds on first use and keeps
 // current on every change.
 //
 // # Parts

@@ -50,7 +50,7 @@ func TestIndexCompleteBulk(t *testing.T) {
 	for n := range es {
 		es[n] = memory.Entry{ID: "m" + strconv.Itoa(n), Kind: memory.KindFact, Text: "deploy host" + strconv.Itoa(n)}
 	}
-	ix := memory.NewIndex()
+	ix := memory.NewEntryIndex()
 	ix.PutAll(es)
 	got := ix.Complete("host1", 3)
 	if !slices.Equal(got, []string{"host1", "host10", "host11"}) {

@@ -14,8 +14,8 @@ var recallT0 = time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 
 // newIndex indexes texts as entries m0, m1, … of the given kind, one minute
 // apart so that none are neighbours of the same session.
-func newTestIndex(kind memory.Kind, texts ...string) *memory.Index {
-	ix := memory.NewIndex()
+func newTestIndex(kind memory.Kind, texts ...string) *memory.EntryIndex {
+	ix := memory.NewEntryIndex()
 	for i, text := range texts {
 		c := recallT0.Add(time.Duration(i) * time.Minute)
 		ix.Put(memory.Entry{ID: fmt.Sprintf("m%d", i), Kind: kind, Text: text, Created: c, Updated: c})
@@ -110,7 +110,7 @@ func TestSearchCrossLingual(t *testing.T) {
 }
 
 func TestSearchKindLabels(t *testing.T) {
-	ix := memory.NewIndex()
+	ix := memory.NewEntryIndex()
 	ix.Put(memory.Entry{ID: "p", Kind: memory.KindPreference, Text: "Answers in short bullet points.", Created: recallT0})
 	ix.Put(memory.Entry{ID: "c", Kind: memory.KindCorrection, Text: "The API base path is /v2, not /v1.", Created: recallT0.Add(time.Hour)})
 	ix.Put(memory.Entry{ID: "l", Kind: memory.KindLesson, Text: "Run the race detector before merging.", Created: recallT0.Add(2 * time.Hour)})
@@ -204,7 +204,7 @@ func TestSearchCutoffCommonWordOnly(t *testing.T) {
 }
 
 func TestSearchSessionContext(t *testing.T) {
-	ix := memory.NewIndex()
+	ix := memory.NewEntryIndex()
 	session := recallT0
 	for i, text := range []string{
 		"Melanie: I finished that novel you lent me last week.",
@@ -275,7 +275,7 @@ func TestSearchLongEntryChunks(t *testing.T) {
 }
 
 func TestSearchRanksExtras(t *testing.T) {
-	ix := memory.NewIndex()
+	ix := memory.NewEntryIndex()
 	same := "Use the staging cluster for load tests."
 	ix.Put(memory.Entry{ID: "a", Kind: memory.KindFact, Text: same, Created: recallT0})
 	ix.Put(memory.Entry{ID: "b", Kind: memory.KindFact, Text: same + " ", Created: recallT0.Add(time.Hour), Pinned: true})
@@ -316,7 +316,7 @@ func TestPutReplacesAndDeleteRemoves(t *testing.T) {
 }
 
 func TestSearchEmpty(t *testing.T) {
-	ix := memory.NewIndex()
+	ix := memory.NewEntryIndex()
 	if hits := ix.Search("anything", []string{"at all"}, memory.RecallOptions{}); hits != nil {
 		t.Errorf("empty index gives %v", hits)
 	}

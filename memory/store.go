@@ -121,7 +121,7 @@ type Store struct {
 	// mu guards the fields below it. It is held only for work in memory,
 	// never across a file lock or I/O.
 	mu        sync.Mutex
-	index     *Index // nil until the first Recall; follows the published snapshots
+	index     *EntryIndex // nil until the first Recall; follows the published snapshots
 	merged    MergeReport
 	listeners []func()
 }

@@ -141,8 +141,8 @@ func (s *Store) History(id string) []Entry {
 	return out
 }
 
-// Recall ranks the live entries for a query (see Index.Search). The index
-// is built on the first call and kept current after that.
+// Recall ranks the live entries for a query (see EntryIndex.Search). The
+// index is built on the first call and kept current after that.
 func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit {
 	return s.searchIndex().Search(query, history, opts)
 }
@@ -150,11 +150,11 @@ func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit
 // searchIndex is the store's index of its live entries, built on the first
 // call from the published snapshot and brought up to date by every
 // snapshot published after that (see publish).
-func (s *Store) searchIndex() *Index {
+func (s *Store) searchIndex() *EntryIndex {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.index == nil {
-		s.index = NewIndex()
+		s.index = NewEntryIndex()
 		s.index.PutAll(liveOnly(s.view().inOrder()))
 	}
 	return s.index

@@ -357,37 +357,6 @@ func TestStoreWriteTooLarge(t *testing.T) {
 	}
 }
 
-func TestDedupe(t *testing.T) {
-	cases := []struct {
-		a, b string
-		dup  bool
-	}{
-		{"User prefers tabs.", "user prefers TABS", true},
-		{"User prefers tabs", "The user prefers tabs!", true},                           // contained
-		{"Prefers tabs", "Prefers tabs over spaces in every language he writes", false}, // under half
-		{"ＵＳＥＲ　ｐｒｅｆｅｒｓ　ｔａｂｓ！", "user prefers tabs", true},                               // full width
-		{"用户喜欢简洁的回答。", "用户喜欢简洁的回答", true},
-		{"回答用中文", "请回答用中文。", true}, // 5 runes in 6
-		{"用中文", "请用中文", false},     // 3 runes: below DedupeMinRunes, only equality counts
-		{"用中文", "用中文！", true},      // equal after normalising
-		{"用户喜欢简洁", "用户喜欢详细", false},
-		{"tabs", "tabs only", true},           // 4 runes, half of 8 after normalising
-		{"tabs", "tabs, not spaces", false},   // 4 runes, under half of 13
-		{"use `go vet`", "Use go vet.", true}, // ASCII symbols are punctuation too
-		{"tab", "tabs", false},                // 3 runes
-		{"", "", false},
-		{"!!!", "???", false}, // nothing left after normalising
-	}
-	for _, tc := range cases {
-		if got := memory.IsDuplicate(tc.a, tc.b); got != tc.dup {
-			t.Errorf("IsDuplicate(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.dup)
-		}
-		if got := memory.IsDuplicate(tc.b, tc.a); got != tc.dup {
-			t.Errorf("IsDuplicate(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.dup)
-		}
-	}
-}
-
 func TestStoreAddDuplicate(t *testing.T) {
 	clk := newClock()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{Now: clk.Now})
