@@ -33,7 +33,7 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
   restore ID...                                   undo rm
   pin     ID...                                   always inject, never evict
   unpin   ID...
-  search  [--k N] QUERY...                        recall memories for a query
+  search  [--k N] QUERY...                        rank memories for a query (last word: a prefix)
   import  [FILE|-]                                merge another memory.json or an export by ID;
                                                   add legacy JSON or JSON Lines as new memories
   export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
@@ -502,7 +502,7 @@ func memorySearch(r *memoryRun) func() int {
 			return code
 		}
 		defer r.close()
-		hits := r.store.Recall(query, nil, memory.RecallOptions{K: *k})
+		hits := r.store.Search(query, *k)
 		if r.flags.json {
 			type hit struct {
 				memory.Entry
