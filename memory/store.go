@@ -69,8 +69,8 @@ type AddResult struct {
 // Store is one memory file: a global store or a project's. It keeps every
 // entry in memory and writes the whole file on each change: under its
 // journal's lock and an exclusive lock on <path>.lock it re-reads the file
-// if another writer changed it, merges it (see the package doc), applies
-// the change, journals it and replaces the file atomically. So writers in
+// if another writer changed it, merges it (see Vector), applies the
+// change, journals it and replaces the file atomically. So writers in
 // several goroutines, Stores, processes or devices never lose each other's
 // entries.
 //

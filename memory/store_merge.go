@@ -12,7 +12,7 @@ import (
 
 // Reload reads the file again if it changed since this store last read or
 // wrote it, and merges it by ID with the rules of every merge (see
-// mergeCopy and the package doc): the version that saw the other wins;
+// Vector and mergeCopy): the version that saw the other wins;
 // concurrent edits keep the loser's text as history; an entry the file
 // lacks is a deletion (by hand) only if the file's "seen" vector shows it
 // had seen that entry's version, and otherwise it stays and is written

@@ -94,6 +94,18 @@ func (s *Store) lockFiles() (func(), error) {
 // entries, already merged with the file) and returns the IDs to protect
 // from eviction and whether it changed anything; an error from fn changes
 // nothing. Listeners are notified after the write turn is given up.
+//
+// In the write turn, under the journal's lock and an exclusive lock on
+// <file>.lock (see lockFiles), the store re-reads the file if it changed
+// since its last read or write (a stat decides, so this is cheap), merges
+// it, applies the change, journals it and replaces the file atomically
+// (package durable: temporary file in the same directory, fsync, rename,
+// fsync of the directory where supported; mode 0600, directory 0700). So
+// goroutines, Stores and processes writing one file never lose each
+// other's entries, and a writer killed at any point leaves either the old
+// or the new file. A change that fails (bad input, full disk, a read-only
+// file) changes nothing, in memory or on disk, unless the journal holds
+// it. Readers see the result when endWrite publishes it.
 func (s *Store) change(fn func(recs map[string]Entry, now time.Time) (protect []string, changed bool, err error)) error {
 	changed, err := func() (bool, error) {
 		s.beginWrite()
