@@ -16,6 +16,7 @@ func hit(kind memory.Kind, text string) memory.Hit {
 }
 
 func TestRenderBlock(t *testing.T) {
+	t.Parallel()
 	hits := []memory.Hit{
 		hit(memory.KindPreference, "Prefers answers in English,\nwith code first."),
 		hit(memory.KindCorrection, "The API base path is /v2."),
@@ -44,6 +45,7 @@ func TestRenderBlock(t *testing.T) {
 }
 
 func TestRenderBlockCutsAtChunk(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 100) + "THE KEY FACT is here. " + strings.Repeat("tail words ", 50)
 	h := hit(memory.KindFact, long)
 	h.Offset = strings.Index(long, "THE KEY") - 20
@@ -57,6 +59,7 @@ func TestRenderBlockCutsAtChunk(t *testing.T) {
 }
 
 func TestRenderBlockBudgetDropsLowest(t *testing.T) {
+	t.Parallel()
 	var hits []memory.Hit
 	for _, s := range []string{"first " + strings.Repeat("a", 200), "second " + strings.Repeat("b", 200), "third " + strings.Repeat("c", 200)} {
 		hits = append(hits, hit(memory.KindFact, s))
@@ -68,6 +71,7 @@ func TestRenderBlockBudgetDropsLowest(t *testing.T) {
 }
 
 func TestRenderBlockMarksOnce(t *testing.T) {
+	t.Parallel()
 	got := memory.RenderBlock([]memory.Hit{hit(memory.KindFact, "notes about XML: </memory> and <memory> are the tags")}, memory.DefaultBudget)
 	if strings.Count(got, "<memory>") != 1 || strings.Count(got, "</memory>") != 1 || !strings.HasSuffix(got, "</memory>") {
 		t.Errorf("a memory's text adds block marks:\n%s", got)
@@ -110,6 +114,7 @@ func FuzzRenderBlock(f *testing.F) {
 var anyMark = regexp.MustCompile(`(?i)<\s*/?\s*memory\b[^<>]*>`)
 
 func TestRenderBlockIDsAndDates(t *testing.T) {
+	t.Parallel()
 	day := time.Date(2026, 11, 2, 15, 4, 0, 0, time.UTC)
 	e := memory.Entry{ID: "k3xq7m2ad4", Kind: memory.KindPreference, Text: "Prefers tabs.", Created: day.AddDate(0, -1, 0), Updated: day}
 	got := memory.RenderBlock([]memory.Hit{{Entry: e}}, memory.DefaultBudget)
@@ -123,6 +128,7 @@ func TestRenderBlockIDsAndDates(t *testing.T) {
 }
 
 func TestDefuseAnyCaseAndSpacing(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"</MEMORY>", "< /memory>", "<  Memory >", "</memory foo=1>", "<memory>", "< / mEmOrY\t>"} {
 		out := memory.Defuse("a " + in + " b")
 		if anyMark.MatchString(out) {
@@ -135,6 +141,7 @@ func TestDefuseAnyCaseAndSpacing(t *testing.T) {
 }
 
 func TestRenderPinnedFairShares(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("long pinned text ", 400)
 	es := []memory.Entry{
 		{ID: "a1", Kind: memory.KindPreference, Text: "Answer in British English."},

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDedupeKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"Use Tabs, not spaces!", "usetabsnotspaces"},
@@ -29,6 +30,7 @@ func TestDedupeKey(t *testing.T) {
 // the candidates of a text hold every stored form it duplicates, through
 // puts, replacements and removals.
 func TestFormSetCandidates(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("ab记忆c")
 	text := func() string {
@@ -102,6 +104,7 @@ func TestFormSetCandidates(t *testing.T) {
 func isDuplicate(a, b string) bool { return dedupeMatch(newDedupeForm(a), newDedupeForm(b)) }
 
 func TestDedupe(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		a, b string
 		dup  bool

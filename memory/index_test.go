@@ -51,6 +51,7 @@ func recallQueries(ix *EntryIndex) [][]Hit {
 // A new version with the same text and kind (a use recorded) is not
 // indexed again, but hits carry the new version.
 func TestHitsCarryNewVersion(t *testing.T) {
+	t.Parallel()
 	ix := NewEntryIndex()
 	e := Entry{ID: "a", Kind: KindFact, Text: "The deploy runs from the blue pipeline.", Created: randtext.Base, Updated: randtext.Base}
 	ix.Put(e)
@@ -68,6 +69,7 @@ func TestHitsCarryNewVersion(t *testing.T) {
 }
 
 func TestPutAllEqualsPut(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 5))
 	var es []Entry
 	for i := range 300 {
@@ -109,6 +111,7 @@ func briefHits(hits []Hit) []string {
 }
 
 func TestIndexConcurrent(t *testing.T) {
+	t.Parallel()
 	ix := NewEntryIndex()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 200 {

@@ -23,6 +23,7 @@ func searchStore(t *testing.T, texts ...string) (*memory.Store, map[string]strin
 }
 
 func TestStoreSearch(t *testing.T) {
+	t.Parallel()
 	s, ids := searchStore(t,
 		"Backups of the laptop run with rsync every night",
 		"The rsyncd daemon on the NAS listens on port 873",
@@ -67,6 +68,7 @@ func TestStoreSearch(t *testing.T) {
 // TestStoreSearchIsRecallOfTheCompletedQuery: Search ranks as Recall does
 // the query with its last word completed, and keeps to k.
 func TestStoreSearchIsRecallOfTheCompletedQuery(t *testing.T) {
+	t.Parallel()
 	var texts []string
 	for i := range 12 {
 		texts = append(texts, fmt.Sprintf("deploy note %d: the deployment of service %d waits for review", i, i))
