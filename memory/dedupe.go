@@ -8,6 +8,9 @@ import (
 	"engram/memory/internal/analysis"
 )
 
+// DedupeMinRunes is the length, in runes, under which a text only
+// duplicates an equal one.
+//
 // Dedupe compares texts after normalising them: lower case, full-width ASCII
 // folded to half-width, white space and punctuation dropped (all of ASCII's
 // punctuation and symbols, and Unicode punctuation such as CJK's 。，、「」).

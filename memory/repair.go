@@ -22,7 +22,7 @@ type RepairReport struct {
 	Backup string
 }
 
-// ErrNothingToRepair: Repair was called on a file that parses.
+// ErrNothingToRepair is what Repair returns for a file that parses.
 var ErrNothingToRepair = errors.New("memory file parses; nothing to repair")
 
 // Repair replaces a file that does not parse with one that does, made of
