@@ -56,10 +56,12 @@ test: deps
 	CGO_ENABLED=0 $(GO) test -short $(CORE_PKGS)
 	$(MAKE) cross-check
 
-## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips)
+## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips), and the
+## fuzz target that checks no memory text can open or close the memory block
 STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
+	$(GO) test -run '^$$' -fuzz '^FuzzDefuse$$' -fuzztime 30s ./memory/
 
 # The targets (GOOS/GOARCH) whose builds of the pure-Go packages make test checks from Linux; Macs are arm64 now.
 CROSS_TARGETS := windows/amd64 darwin/arm64

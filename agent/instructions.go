@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"engram/agent/internal/textcut"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"engram/memory/durable"
 )
 
 // MaxInstructionsSize is the most of an AGENTS.md that goes into the prompt;
@@ -146,7 +148,7 @@ func (in *Instructions) loadLocked() bool {
 	text := string(b)
 	if len(b) > MaxInstructionsSize || st.Size() > MaxInstructionsSize {
 		in.info.Truncated = true
-		text = cutUTF8(text, MaxInstructionsSize)
+		text = textcut.UTF8(text, MaxInstructionsSize)
 		if i := strings.LastIndexByte(text, '\n'); i > MaxInstructionsSize-1024 {
 			text = text[:i]
 		}
@@ -158,28 +160,57 @@ func (in *Instructions) loadLocked() bool {
 		(oldInfo.Err != nil)
 }
 
-// cutUTF8 returns at most n bytes of s, not splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
+// ReadInstructions returns the whole text of the AGENTS.md at path, as an
+// editor shows it ("" and no error when there is no file yet; the prompt
+// uses at most MaxInstructionsSize of it). path is one that Instructions
+// reported: the global file or a pinned project folder's.
+func (a *Agent) ReadInstructions(path string) (string, error) {
+	in, err := a.instructionsAt(path)
+	if err != nil {
+		return "", err
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	b, err := os.ReadFile(in.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	return s[:n]
+	if err != nil {
+		return "", fmt.Errorf("read instructions: %w", err)
+	}
+	return string(b), nil
 }
 
-// cutMiddle returns s when it has at most limit bytes, and otherwise its
-// first head bytes, gap, and its end, limit bytes in all (more only when
-// head and gap alone exceed it), not splitting a character: the start and
-// the end of a text are where requests and conclusions are.
-func cutMiddle(s string, limit, head int, gap string) string {
-	if len(s) <= limit {
-		return s
+// SaveInstructions replaces the AGENTS.md at path with text atomically, so
+// that a reader sees the old or the new file and never a part, and reloads
+// it: the next turn uses the new text, and a change is reported as an
+// InstructionsChanged event. path is one that Instructions reported.
+func (a *Agent) SaveInstructions(path, text string) error {
+	in, err := a.instructionsAt(path)
+	if err != nil {
+		return err
 	}
-	start := len(s) - max(0, limit-head-len(gap))
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
+	if err := durable.WriteFileAtomic(in.Path(), []byte(text)); err != nil {
+		return fmt.Errorf("save instructions: %w", err)
 	}
-	return cutUTF8(s, head) + gap + s[start:]
+	if ev, changed := in.Reload(); changed {
+		a.emit(ev)
+	}
+	return nil
+}
+
+// instructionsAt returns the loader of the AGENTS.md at path: the global
+// one or that of a project folder Instructions or a chat has pinned. The
+// agent reads and writes no other file for the editor.
+func (a *Agent) instructionsAt(path string) (*Instructions, error) {
+	path = filepath.Clean(path)
+	if path == filepath.Clean(a.instr.Path()) {
+		return a.instr, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range a.projects {
+		if path == filepath.Clean(p.instr.Path()) {
+			return p.instr, nil
+		}
+	}
+	return nil, fmt.Errorf("instructions %s: not an AGENTS.md Engram follows", path)
 }

@@ -2,8 +2,6 @@ package ui
 
 import (
 	"errors"
-	"io/fs"
-	"os"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -12,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"engram/agent"
-	"engram/memory/durable"
 )
 
 // instructionsEditor is the dialog that edits one AGENTS.md.
@@ -23,25 +20,21 @@ type instructionsEditor struct {
 }
 
 // editInstructions opens an editor for the AGENTS.md of project folder dir,
-// or the global one when dir is "". The file is read in the background; a
-// missing file opens empty and is created by Save.
+// or the global one when dir is "". The agent reads the file in the
+// background; a missing file opens empty and is created by Save.
 func (u *UI) editInstructions(dir string) {
 	u.bg(func() func() {
 		f := instructionsOf(u.b.Instructions(dir), dir)
-		var data []byte
-		err := errors.New(lang.L("no AGENTS.md path is known"))
+		text, err := "", errors.New(lang.L("no AGENTS.md path is known"))
 		if f.Path != "" {
-			data, err = os.ReadFile(f.Path)
-			if errors.Is(err, fs.ErrNotExist) {
-				data, err = nil, nil
-			}
+			text, err = u.b.ReadInstructions(f.Path)
 		}
 		return func() {
 			if err != nil {
 				u.showError(lang.L("Could not open AGENTS.md"), err)
 				return
 			}
-			u.showInstructions(dir, f.Path, string(data))
+			u.showInstructions(dir, f.Path, text)
 		}
 	})
 }
@@ -76,11 +69,11 @@ func (u *UI) showInstructions(dir, path, text string) {
 	u.w.Canvas().Focus(ed.text)
 }
 
-// saveInstructions writes text to the AGENTS.md at path atomically, so the
-// agent's live reload reads either the old or the new file, never a part.
+// saveInstructions has the agent save text as the AGENTS.md at path, on the
+// worker.
 func (u *UI) saveInstructions(path, text string) {
 	u.write(func() func() {
-		err := durable.WriteFileAtomic(path, []byte(text))
+		err := u.b.SaveInstructions(path, text)
 		return func() {
 			if err != nil {
 				u.showError(lang.L("Could not save AGENTS.md"), err)

@@ -40,6 +40,11 @@ type Backend interface {
 	// were detected.
 	ConfigSources() agent.ConfigSources
 	Instructions(projectDir string) InstructionsInfo
+	// ReadInstructions and SaveInstructions read and replace an AGENTS.md
+	// that Instructions reported, for the editor (see
+	// agent.Agent.SaveInstructions).
+	ReadInstructions(path string) (string, error)
+	SaveInstructions(path, text string) error
 	RecentProjects() []string
 }
 

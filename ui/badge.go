@@ -70,26 +70,3 @@ func (badgeLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		o.Move(fyne.NewPos(0, 0))
 	}
 }
-
-// tightVBox stacks objects vertically with no gap, for two-line rows.
-type tightVBox struct{}
-
-func (tightVBox) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var s fyne.Size
-	for _, o := range objs {
-		m := o.MinSize()
-		s.Width = max(s.Width, m.Width)
-		s.Height += m.Height - theme.Padding()
-	}
-	return s
-}
-
-func (tightVBox) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	y := float32(0)
-	for _, o := range objs {
-		h := o.MinSize().Height
-		o.Move(fyne.NewPos(0, y-theme.Padding()/2))
-		o.Resize(fyne.NewSize(size.Width, h))
-		y += h - theme.Padding()
-	}
-}

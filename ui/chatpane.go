@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"engram/ui/internal/markdown"
 )
 
 // chatPane shows the selected chat's messages and the message box.
@@ -151,7 +153,7 @@ func (p *chatPane) relayout() {
 
 func (p *chatPane) actions() messageActions {
 	return messageActions{
-		clip:       clipboard{set: p.u.copy, later: p.u.later},
+		clip:       markdown.Clipboard{Set: p.u.copy, Later: p.u.later},
 		retry:      p.retry,
 		settings:   p.u.openSettings,
 		changed:    p.relayout,

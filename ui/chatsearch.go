@@ -5,6 +5,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
+
+	"engram/ui/internal/look"
 )
 
 // chatSearchLimit bounds the matches a chat search shows.
@@ -34,7 +36,7 @@ func newChatSearch(u *UI) *chatSearch {
 		func() fyne.CanvasObject {
 			title := widget.NewLabelWithStyle("Chat title", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 			title.Truncation = fyne.TextTruncateEllipsis
-			return container.New(&tightVBox{}, title, captionLabel("snippet"))
+			return container.New(look.TightVBox{}, title, captionLabel("snippet"))
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i >= len(cs.matches) {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -259,7 +260,7 @@ func (f *fakeBackend) Chats() []ChatInfo {
 	defer f.mu.Unlock()
 	var out []ChatInfo
 	for _, id := range f.order {
-		out = append(out, f.chats[id].ChatInfo)
+		out = append(out, f.chats[id].Info)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out
@@ -270,10 +271,10 @@ func (f *fakeBackend) NewChat() (ChatInfo, error) {
 	defer f.mu.Unlock()
 	f.now = f.now.Add(time.Second)
 	id := "chat" + strconv.Itoa(len(f.order)+1)
-	c := &Chat{ChatInfo: ChatInfo{ID: id, Created: f.now, Updated: f.now, AutoRecall: f.cfg.AutoRecall}}
+	c := &Chat{Info: ChatInfo{ID: id, Created: f.now, Updated: f.now, AutoRecall: f.cfg.AutoRecall}}
 	f.chats[id] = c
 	f.order = append(f.order, id)
-	return c.ChatInfo, nil
+	return c.Info, nil
 }
 
 func (f *fakeBackend) Chat(id string) (Chat, error) {
@@ -431,6 +432,18 @@ func (f *fakeBackend) Instructions(dir string) InstructionsInfo {
 		info.Project.Found = err == nil
 	}
 	return info
+}
+
+func (f *fakeBackend) ReadInstructions(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	return string(b), err
+}
+
+func (f *fakeBackend) SaveInstructions(path, text string) error {
+	return f.write(func() error { return os.WriteFile(path, []byte(text), 0o600) })
 }
 
 func (f *fakeBackend) RecentProjects() []string {

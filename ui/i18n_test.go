@@ -25,14 +25,20 @@ var localized = regexp.MustCompile(`\b(lang\.L|lang\.N|count)\(\s*("(?:[^"\\]|\\
 // templateFields matches the {{.Field}}s of a string.
 var templateFields = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
 
-// sourceStrings returns the translated strings of the package's sources,
-// each with whether it has plural forms.
+// sourceStrings returns the translated strings of the package's sources
+// and of its internal packages (whose strings it translates), each with
+// whether it has plural forms.
 func sourceStrings(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	inner, err := filepath.Glob(filepath.Join("internal", "*", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, inner...)
 	out := map[string]bool{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

@@ -18,6 +18,7 @@ import (
 
 	"engram/agent"
 	"engram/memory"
+	"engram/ui/internal/look"
 )
 
 // memStore is what the inspector needs of a memory store; *memory.Store
@@ -207,7 +208,7 @@ func (i *inspector) newRow() fyne.CanvasObject {
 	meta.Wrapping = fyne.TextWrapOff
 	meta.Truncation = fyne.TextTruncateEllipsis
 	pin := widget.NewLabel("📌")
-	row := container.NewBorder(nil, nil, container.NewHBox(mark, b.root), pin, container.New(&tightVBox{}, text, meta))
+	row := container.NewBorder(nil, nil, container.NewHBox(mark, b.root), pin, container.New(look.TightVBox{}, text, meta))
 	r := &rowBox{content: container.NewStack(hl, row), hl: hl, badge: b, mark: mark, text: text, meta: meta, pin: pin}
 	r.ExtendBaseWidget(r)
 	return r

@@ -18,6 +18,8 @@ import (
 
 	"engram/agent"
 	"engram/memory"
+	"engram/ui/internal/look"
+	"engram/ui/internal/markdown"
 )
 
 // session is what the window knows of one chat: its info, its messages as
@@ -108,7 +110,7 @@ func (s *session) question(m *msgState) string {
 // messageActions are what a message's buttons do. Those left nil have no
 // button.
 type messageActions struct {
-	clip       clipboard
+	clip       markdown.Clipboard
 	retry      func(answer *msgState)
 	settings   func()
 	changed    func()                    // the view's height may have changed
@@ -128,7 +130,7 @@ type messageView struct {
 	act     messageActions
 	root    *fyne.Container
 	body    *fyne.Container
-	md      *markdownView
+	md      *markdown.View
 	details *fyne.Container
 	toggle  *widget.Button  // the disclosure's button, once there is one
 	opened  *fyne.Container // the open disclosure, once it was opened
@@ -145,7 +147,7 @@ type messageView struct {
 
 func newMessageView(m *msgState, act messageActions) *messageView {
 	v := &messageView{m: m, act: act, body: container.NewVBox(), details: container.NewVBox()}
-	v.md = &markdownView{box: v.body, clip: act.clip}
+	v.md = markdown.NewView(v.body, act.clip)
 	v.root = container.NewVBox()
 	v.update()
 	return v
@@ -182,7 +184,7 @@ func (v *messageView) update() (bodyOnly bool) {
 			v.body.Objects = nil
 			v.body.Refresh()
 		default:
-			v.md.set(m.Text, !m.pending)
+			v.md.Set(m.Text, !m.pending)
 		}
 		v.lastText, v.pending, v.reasoned, v.rendered = m.Text, m.pending, reasoned, true
 	}
@@ -337,7 +339,7 @@ func memoryRow(e memory.Entry, meta string) fyne.CanvasObject {
 	text := widget.NewLabel(e.Text)
 	text.Wrapping = fyne.TextWrapWord
 	return container.NewBorder(nil, nil, firstLine(kindBadge(e.Kind)), nil,
-		container.New(&tightVBox{}, text, captionLabel(meta)))
+		container.New(look.TightVBox{}, text, captionLabel(meta)))
 }
 
 // firstLine places a small object level with the first line of text in a
@@ -359,7 +361,7 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 	}
 	name := widget.NewLabelWithStyle(t.Name, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	return container.NewBorder(nil, nil, firstLine(widget.NewIcon(icon)), nil,
-		container.New(&tightVBox{}, name, captionLabel(oneLine(t.Args, 200)), captionLabel(status)))
+		container.New(look.TightVBox{}, name, captionLabel(oneLine(t.Args, 200)), captionLabel(status)))
 }
 
 // errorBox shows a failed turn: what happened, what to do, Retry and (when
@@ -367,7 +369,7 @@ func toolRow(t ToolRecord) fyne.CanvasObject {
 func (v *messageView) errorBox() fyne.CanvasObject {
 	msg := widget.NewLabel(v.m.Err)
 	msg.Wrapping = fyne.TextWrapWord
-	retry := widget.NewButtonWithIcon(lang.L("Retry"), flatIcon(theme.ViewRefreshIcon()), func() { v.act.retry(v.m) })
+	retry := widget.NewButtonWithIcon(lang.L("Retry"), look.FlatIcon(theme.ViewRefreshIcon()), func() { v.act.retry(v.m) })
 	buttons := container.NewHBox(retry)
 	if v.m.settings {
 		open := widget.NewButtonWithIcon(lang.L("Open settings"), theme.SettingsIcon(), v.act.settings)

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"engram/ui/internal/look"
 )
 
 // actionButtons are the buttons in a message's header: copy; edit (the
@@ -28,24 +30,24 @@ func (v *messageView) actionButtons() *fyne.Container {
 		return b
 	}
 	if m.Text != "" {
-		row.Add(v.act.clip.button(func() string { return v.m.Text }))
+		row.Add(v.act.clip.Button(func() string { return v.m.Text }))
 	}
 	v.editB, v.regenB, v.contB, v.delB = nil, nil, nil, nil
 	switch m.Role {
 	case "user":
 		if v.act.resend != nil {
-			v.editB = add(flatIcon(theme.DocumentCreateIcon()), func(*msgState) { v.startEdit() })
+			v.editB = add(look.FlatIcon(theme.DocumentCreateIcon()), func(*msgState) { v.startEdit() })
 		}
 	case "assistant":
 		if v.act.regenerate != nil && m.Err == "" {
-			v.regenB = add(flatIcon(theme.ViewRefreshIcon()), v.act.regenerate)
+			v.regenB = add(look.FlatIcon(theme.ViewRefreshIcon()), v.act.regenerate)
 		}
 		if v.act.resume != nil && v.canContinue() {
-			v.contB = add(flatIcon(theme.MediaFastForwardIcon()), v.act.resume)
+			v.contB = add(look.FlatIcon(theme.MediaFastForwardIcon()), v.act.resume)
 		}
 	}
 	if v.act.remove != nil && !m.local {
-		v.delB = add(flatIcon(theme.DeleteIcon()), v.act.remove)
+		v.delB = add(look.FlatIcon(theme.DeleteIcon()), v.act.remove)
 	}
 	return row
 }

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -20,6 +19,7 @@ import (
 
 	"engram/agent"
 	"engram/memory"
+	"engram/ui/internal/look"
 )
 
 // objects returns every object under o that is of type T.
@@ -122,7 +122,7 @@ func TestEnterSendsAndAnswerStreams(t *testing.T) {
 	// The code block's copy button copies the code.
 	var copied bool
 	for _, b := range objects[*widget.Button](h.u.pane.views[1].root) {
-		if b.Text == "" && b.Icon == flatIcon(theme.ContentCopyIcon()) {
+		if b.Text == "" && b.Icon == look.FlatIcon(theme.ContentCopyIcon()) {
 			test.Tap(b)
 			if fyne.CurrentApp().Clipboard().Content() == "make deploy DRY_RUN=1" {
 				copied = true
@@ -783,60 +783,6 @@ func BenchmarkStreamDelta(b *testing.B) {
 	}
 	if !strings.HasPrefix(text, m.Text) || len(m.Text) <= start {
 		b.Fatalf("the answer is %d bytes, not a longer prefix of the text", len(m.Text))
-	}
-}
-
-func TestStableCut(t *testing.T) {
-	for _, c := range []struct {
-		text string
-		want int
-	}{
-		{"", 0},
-		{"one paragraph", 0},
-		{"para\n\nnext", 6},
-		{"para\n\n```go\nx\n\ny\n", 6},
-		{"para\n\n```go\nx\n\ny\n```\n\ntail", 22},
-		{"a\n\nb\n\n", 6},
-		{"  ~~~\n\n~~~\n", 0},
-	} {
-		if got := stableCut(c.text); got != c.want {
-			t.Errorf("stableCut(%q) = %d, want %d", c.text, got, c.want)
-		}
-	}
-}
-
-// TestStreamedMarkdownMatchesFullRender checks that the incremental
-// rendering of a streaming answer shows the same text as rendering it whole.
-func TestStreamedMarkdownMatchesFullRender(t *testing.T) {
-	test.NewTempApp(t)
-	text := "# Plan\n\nFirst **bold** step.\n\n```sh\nmake deploy\n\nmake check\n```\n\n1. one\n2. two\n\nDone 中文。"
-	inc := &markdownView{box: container.NewVBox(), clip: clipboard{set: func(string) {}}}
-	for n := 1; n <= len(text); n++ {
-		if utf8.ValidString(text[:n]) {
-			inc.set(text[:n], false)
-		}
-	}
-	whole := &markdownView{box: container.NewVBox(), clip: clipboard{set: func(string) {}}}
-	whole.set(text, true)
-	flat := func(o fyne.CanvasObject) string {
-		var b strings.Builder
-		for _, x := range test.LaidOutObjects(o) {
-			switch w := x.(type) {
-			case *widget.RichText:
-				for _, seg := range w.Segments {
-					b.WriteString(seg.Textual())
-				}
-			case *widget.Label:
-				b.WriteString(w.Text)
-			}
-		}
-		return strings.Join(strings.Fields(b.String()), "")
-	}
-	if got, want := flat(inc.box), flat(whole.box); got != want {
-		t.Fatalf("streamed render shows\n%q\nwhole render shows\n%q", got, want)
-	}
-	if len(inc.kept) == 0 {
-		t.Error("nothing was kept between updates")
 	}
 }
 

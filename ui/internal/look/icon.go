@@ -1,4 +1,4 @@
-package ui
+package look
 
 import (
 	"fmt"
@@ -7,17 +7,17 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// flatIcons holds the icons of flatIcon, by name and colour. It is used
+// flatIcons holds the icons of FlatIcon, by name and colour. It is used
 // on the UI goroutine only.
 var flatIcons = map[string]fyne.Resource{}
 
-// flatIcon returns the themed icon res coloured for the current theme as a
+// FlatIcon returns the themed icon res coloured for the current theme as a
 // plain SVG resource, made once per icon and colour. A themed icon is
 // coloured anew (the SVG parsed and written again) each time an image
 // shows it, which was most of the cost of building a message with its
 // buttons. A message built before the theme changed keeps the colour it
 // was built with until it is rebuilt.
-func flatIcon(res fyne.Resource) fyne.Resource {
+func FlatIcon(res fyne.Resource) fyne.Resource {
 	th, ok := res.(fyne.ThemedResource)
 	if !ok {
 		return res

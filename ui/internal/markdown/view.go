@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"slices"
@@ -11,31 +11,33 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"engram/ui/internal/look"
 )
 
 // copiedFor is how long a Copy button says "Copied".
 const copiedFor = 1500 * time.Millisecond
 
-// clipboard is how the chat pane copies: set puts text on the clipboard,
-// later runs a function on the UI goroutine after a while.
-type clipboard struct {
-	set   func(string)
-	later func(time.Duration, func())
+// Clipboard is how the chat pane copies: Set puts text on the clipboard,
+// Later (if not nil) runs a function on the UI goroutine after a while.
+type Clipboard struct {
+	Set   func(string)
+	Later func(time.Duration, func())
 }
 
-// button is a Copy button, an icon alone: tapped, it copies text() and
+// Button is a Copy button, an icon alone: tapped, it copies text() and
 // says "Copied" (with a check mark) for a moment.
-func (c clipboard) button(text func() string) *widget.Button {
-	btn := widget.NewButtonWithIcon("", flatIcon(theme.ContentCopyIcon()), nil)
+func (c Clipboard) Button(text func() string) *widget.Button {
+	btn := widget.NewButtonWithIcon("", look.FlatIcon(theme.ContentCopyIcon()), nil)
 	btn.Importance = widget.LowImportance
 	btn.OnTapped = func() {
-		c.set(text())
+		c.Set(text())
 		btn.SetText(lang.L("Copied"))
-		btn.SetIcon(flatIcon(theme.ConfirmIcon()))
-		if c.later != nil {
-			c.later(copiedFor, func() {
+		btn.SetIcon(look.FlatIcon(theme.ConfirmIcon()))
+		if c.Later != nil {
+			c.Later(copiedFor, func() {
 				btn.SetText("")
-				btn.SetIcon(flatIcon(theme.ContentCopyIcon()))
+				btn.SetIcon(look.FlatIcon(theme.ContentCopyIcon()))
 			})
 		}
 	}
@@ -44,42 +46,48 @@ func (c clipboard) button(text func() string) *widget.Button {
 
 // codeBlock shows code readable (monospace, highlighted for its language,
 // broken at the edge rather than cut) with a button that copies it.
-func codeBlock(code, lang string, clip clipboard) fyne.CanvasObject {
+func codeBlock(code, lang string, clip Clipboard) fyne.CanvasObject {
 	code = strings.TrimSuffix(code, "\n")
 	rt := widget.NewRichText(highlight(code, lang)...)
 	rt.Wrapping = fyne.TextWrapBreak
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = theme.InputRadiusSize()
-	btn := clip.button(func() string { return code })
+	btn := clip.Button(func() string { return code })
 	return container.NewStack(bg, container.NewBorder(nil, nil, nil, container.NewVBox(btn), rt))
 }
 
-// markdownView shows Markdown in box. While it grows at the end (a streaming
+// View shows Markdown in a box. While it grows at the end (a streaming
 // answer), the blocks before its last blank line outside a code fence are
 // rendered once and kept, and only the open tail is parsed again; full
 // re-renders the whole text (when the answer is complete, so that blocks
 // that belong together, such as a loose list, are parsed as one).
-type markdownView struct {
+type View struct {
 	box  *fyne.Container
-	clip clipboard
+	clip Clipboard
 	done string              // the prefix whose blocks are in kept
 	kept []fyne.CanvasObject // its widgets
 }
 
-// set shows text, reusing the widgets of an unchanged prefix unless full.
+// NewView is a View that shows its Markdown in box (a vertical box) and
+// copies code blocks through clip.
+func NewView(box *fyne.Container, clip Clipboard) *View {
+	return &View{box: box, clip: clip}
+}
+
+// Set shows text, reusing the widgets of an unchanged prefix unless full.
 // It lays the box out at its current size but refreshes nothing: the new
 // widgets draw themselves, the kept ones are unchanged.
-func (mv *markdownView) set(text string, full bool) {
+func (mv *View) Set(text string, full bool) {
 	if full || !strings.HasPrefix(text, mv.done) {
 		mv.done, mv.kept = "", nil
 	}
 	if !full {
 		if cut := stableCut(text); cut > len(mv.done) {
-			mv.kept = append(mv.kept, renderMarkdown(text[len(mv.done):cut], mv.clip)...)
+			mv.kept = append(mv.kept, Render(text[len(mv.done):cut], mv.clip)...)
 			mv.done = text[:cut]
 		}
 	}
-	mv.box.Objects = append(slices.Clip(mv.kept), renderMarkdown(text[len(mv.done):], mv.clip)...)
+	mv.box.Objects = append(slices.Clip(mv.kept), Render(text[len(mv.done):], mv.clip)...)
 	mv.box.Layout.Layout(mv.box.Objects, mv.box.Size())
 }
 

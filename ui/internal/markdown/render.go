@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"net/url"
@@ -17,6 +17,8 @@ import (
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	gmtext "github.com/yuin/goldmark/text"
+
+	"engram/ui/internal/look"
 )
 
 // mdParser parses CommonMark with the GFM extensions: tables,
@@ -27,13 +29,13 @@ var mdParser parser.Parser = goldmark.New(goldmark.WithExtensions(extension.GFM)
 // character before it (Fyne's text styles have no strikethrough).
 const strike = '\u0336'
 
-// renderMarkdown turns Markdown into widgets: consecutive paragraphs,
+// Render turns Markdown into widgets: consecutive paragraphs,
 // headings and rules as one word-wrapped RichText, lists as indented rows
 // with their bullet, number or check box, tables as aligned grids, block
 // quotes with a bar, and code blocks highlighted with a Copy button. Every
 // line break is kept (as in chat apps: a single newline a person typed
 // shows as one).
-func renderMarkdown(text string, clip clipboard) []fyne.CanvasObject {
+func Render(text string, clip Clipboard) []fyne.CanvasObject {
 	src := []byte(text)
 	r := &mdRender{src: src, clip: clip}
 	return r.blocks(mdParser.Parse(gmtext.NewReader(src)), 0)
@@ -42,7 +44,7 @@ func renderMarkdown(text string, clip clipboard) []fyne.CanvasObject {
 // mdRender walks a goldmark AST.
 type mdRender struct {
 	src  []byte
-	clip clipboard
+	clip Clipboard
 }
 
 // blocks renders the block children of n; depth is the list nesting.
@@ -243,7 +245,7 @@ func (r *mdRender) lines(n ast.Node) string {
 // list renders a list as rows of a marker and the item's blocks, nested
 // lists indented under their item.
 func (r *mdRender) list(l *ast.List, depth int) fyne.CanvasObject {
-	box := container.New(tightVBox{})
+	box := container.New(look.TightVBox{})
 	num := l.Start
 	if num == 0 {
 		num = 1
@@ -252,9 +254,9 @@ func (r *mdRender) list(l *ast.List, depth int) fyne.CanvasObject {
 		var marker fyne.CanvasObject
 		switch task := taskBox(item); {
 		case task != nil:
-			icon := flatIcon(theme.CheckButtonIcon())
+			icon := look.FlatIcon(theme.CheckButtonIcon())
 			if task.IsChecked {
-				icon = flatIcon(theme.CheckButtonCheckedIcon())
+				icon = look.FlatIcon(theme.CheckButtonCheckedIcon())
 			}
 			marker = lineIcon(icon)
 		case l.IsOrdered():
@@ -263,7 +265,7 @@ func (r *mdRender) list(l *ast.List, depth int) fyne.CanvasObject {
 			marker = markerText([]string{"•", "◦", "▪"}[depth%3])
 		}
 		num++
-		body := container.New(tightVBox{}, r.blocks(item, depth+1)...)
+		body := container.New(look.TightVBox{}, r.blocks(item, depth+1)...)
 		box.Add(container.NewBorder(nil, nil, marker, nil, body))
 	}
 	return container.New(layout.NewCustomPaddedLayout(0, 0, theme.Padding(), 0), box)
@@ -286,7 +288,7 @@ func markerText(s string) fyne.CanvasObject {
 	st := widget.RichTextStyleStrong
 	st.Alignment = fyne.TextAlignTrailing
 	rt := widget.NewRichText(&widget.TextSegment{Text: s, Style: st})
-	return container.New(tightVBox{}, rt)
+	return container.New(look.TightVBox{}, rt)
 }
 
 // lineIcon is an icon level with the first line of a RichText in a
@@ -296,7 +298,7 @@ func lineIcon(res fyne.Resource) fyne.CanvasObject {
 	size := theme.IconInlineSize()
 	top := theme.InnerPadding() + (line-size)/2
 	icon := widget.NewIcon(res)
-	return container.New(tightVBox{}, container.New(layout.NewCustomPaddedLayout(top, 0, theme.Padding(), 0), icon))
+	return container.New(look.TightVBox{}, container.New(layout.NewCustomPaddedLayout(top, 0, theme.Padding(), 0), icon))
 }
 
 // quote draws blocks with a bar on their left.

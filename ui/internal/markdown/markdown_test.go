@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"strings"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"engram/ui/internal/look"
 )
 
 // The Markdown the golden files pin.
@@ -46,7 +48,7 @@ func relayout(o fyne.CanvasObject) {
 	}
 }
 
-func noClip() clipboard { return clipboard{set: func(string) {}} }
+func noClip() Clipboard { return Clipboard{Set: func(string) {}} }
 
 func TestMarkdownGolden(t *testing.T) {
 	for _, c := range []struct{ name, text string }{
@@ -58,16 +60,21 @@ func TestMarkdownGolden(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			test.NewTempApp(t)
-			w := renderWindow(t, renderMarkdown(c.text, noClip())...)
+			w := renderWindow(t, Render(c.text, noClip())...)
 			test.AssertRendersToMarkup(t, "markdown_"+c.name+".xml", w.Canvas())
 		})
 	}
-	t.Run("user_two_lines", func(t *testing.T) {
-		test.NewTempApp(t)
-		v := newMessageView(&msgState{Message: Message{Role: "user", Text: mdTwoLines}}, messageActions{clip: noClip()})
-		w := renderWindow(t, v.root)
-		test.AssertRendersToMarkup(t, "markdown_user_two_lines.xml", w.Canvas())
-	})
+}
+
+// objects are the objects of type T under o, laid out.
+func objects[T any](o fyne.CanvasObject) []T {
+	var out []T
+	for _, x := range test.LaidOutObjects(o) {
+		if v, ok := x.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // richTexts are the RichTexts under objs, laid out.
@@ -77,7 +84,7 @@ func richTexts(objs []fyne.CanvasObject) []*widget.RichText {
 
 func TestMarkdownTableIsAGrid(t *testing.T) {
 	test.NewTempApp(t)
-	objs := renderMarkdown(mdTable, noClip())
+	objs := Render(mdTable, noClip())
 	renderWindow(t, objs...)
 	var cells []*widget.RichText
 	for _, rt := range richTexts(objs) {
@@ -111,7 +118,7 @@ func TestMarkdownTableIsAGrid(t *testing.T) {
 
 func TestMarkdownNestedListIsIndented(t *testing.T) {
 	test.NewTempApp(t)
-	objs := renderMarkdown(mdNested, noClip())
+	objs := Render(mdNested, noClip())
 	renderWindow(t, objs...)
 	pos := map[string]fyne.Position{}
 	for _, rt := range richTexts(objs) {
@@ -134,7 +141,7 @@ func TestMarkdownInlineExtensions(t *testing.T) {
 	test.NewTempApp(t)
 	shown := func(md string) string {
 		var b strings.Builder
-		for _, rt := range richTexts(renderMarkdown(md, noClip())) {
+		for _, rt := range richTexts(Render(md, noClip())) {
 			b.WriteString(rt.String())
 		}
 		return b.String()
@@ -145,13 +152,13 @@ func TestMarkdownInlineExtensions(t *testing.T) {
 	if got := shown(mdTwoLines); !strings.Contains(got, "line one\nline two") {
 		t.Errorf("two lines show as %q", got)
 	}
-	objs := renderMarkdown(mdTasks, noClip())
+	objs := Render(mdTasks, noClip())
 	icons := objects[*widget.Icon](container.NewVBox(objs...))
-	if len(icons) != 2 || icons[0].Resource != flatIcon(theme.CheckButtonCheckedIcon()) || icons[1].Resource != flatIcon(theme.CheckButtonIcon()) {
+	if len(icons) != 2 || icons[0].Resource != look.FlatIcon(theme.CheckButtonCheckedIcon()) || icons[1].Resource != look.FlatIcon(theme.CheckButtonIcon()) {
 		t.Errorf("task list markers are %d icons", len(icons))
 	}
 	links := 0
-	for _, rt := range richTexts(renderMarkdown("See https://example.com/docs now.", noClip())) {
+	for _, rt := range richTexts(Render("See https://example.com/docs now.", noClip())) {
 		for _, s := range rt.Segments {
 			if l, ok := s.(*widget.HyperlinkSegment); ok && l.URL.String() == "https://example.com/docs" {
 				links++
@@ -189,14 +196,14 @@ func TestCopyButtonConfirms(t *testing.T) {
 	test.NewTempApp(t)
 	var copied string
 	var revert func()
-	clip := clipboard{set: func(s string) { copied = s }, later: func(_ time.Duration, f func()) { revert = f }}
-	btn := objects[*widget.Button](container.NewVBox(renderMarkdown(mdGoBlock, clip)...))[0]
+	clip := Clipboard{Set: func(s string) { copied = s }, Later: func(_ time.Duration, f func()) { revert = f }}
+	btn := objects[*widget.Button](container.NewVBox(Render(mdGoBlock, clip)...))[0]
 	test.Tap(btn)
-	if !strings.HasPrefix(copied, "// main greets.") || btn.Text != "Copied" || btn.Icon != flatIcon(theme.ConfirmIcon()) {
+	if !strings.HasPrefix(copied, "// main greets.") || btn.Text != "Copied" || btn.Icon != look.FlatIcon(theme.ConfirmIcon()) {
 		t.Fatalf("copied %q, button says %q", copied, btn.Text)
 	}
 	revert()
-	if btn.Text != "" || btn.Icon != flatIcon(theme.ContentCopyIcon()) {
+	if btn.Text != "" || btn.Icon != look.FlatIcon(theme.ContentCopyIcon()) {
 		t.Errorf("after a while the button says %q", btn.Text)
 	}
 }
@@ -213,12 +220,66 @@ func FuzzRenderMarkdown(f *testing.F) {
 		if !utf8.ValidString(text) {
 			return
 		}
-		mv := &markdownView{box: container.NewVBox(), clip: noClip()}
-		mv.set(text[:len(text)/2], false)
-		mv.set(text, false)
-		mv.set(text, true)
+		mv := NewView(container.NewVBox(), noClip())
+		mv.Set(text[:len(text)/2], false)
+		mv.Set(text, false)
+		mv.Set(text, true)
 		if strings.TrimSpace(text) != "" && len(mv.box.Objects) == 0 {
 			t.Fatalf("%q renders to nothing", text)
 		}
 	})
+}
+
+func TestStableCut(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"one paragraph", 0},
+		{"para\n\nnext", 6},
+		{"para\n\n```go\nx\n\ny\n", 6},
+		{"para\n\n```go\nx\n\ny\n```\n\ntail", 22},
+		{"a\n\nb\n\n", 6},
+		{"  ~~~\n\n~~~\n", 0},
+	} {
+		if got := stableCut(c.text); got != c.want {
+			t.Errorf("stableCut(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}
+
+// TestStreamedMarkdownMatchesFullRender checks that the incremental
+// rendering of a streaming answer shows the same text as rendering it whole.
+func TestStreamedMarkdownMatchesFullRender(t *testing.T) {
+	test.NewTempApp(t)
+	text := "# Plan\n\nFirst **bold** step.\n\n```sh\nmake deploy\n\nmake check\n```\n\n1. one\n2. two\n\nDone 中文。"
+	inc := NewView(container.NewVBox(), noClip())
+	for n := 1; n <= len(text); n++ {
+		if utf8.ValidString(text[:n]) {
+			inc.Set(text[:n], false)
+		}
+	}
+	whole := NewView(container.NewVBox(), noClip())
+	whole.Set(text, true)
+	flat := func(o fyne.CanvasObject) string {
+		var b strings.Builder
+		for _, x := range test.LaidOutObjects(o) {
+			switch w := x.(type) {
+			case *widget.RichText:
+				for _, seg := range w.Segments {
+					b.WriteString(seg.Textual())
+				}
+			case *widget.Label:
+				b.WriteString(w.Text)
+			}
+		}
+		return strings.Join(strings.Fields(b.String()), "")
+	}
+	if got, want := flat(inc.box), flat(whole.box); got != want {
+		t.Fatalf("streamed render shows\n%q\nwhole render shows\n%q", got, want)
+	}
+	if len(inc.kept) == 0 {
+		t.Error("nothing was kept between updates")
+	}
 }
