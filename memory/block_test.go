@@ -148,6 +148,7 @@ func TestDefuseAnyCaseAndSpacing(t *testing.T) {
 // no-break and ideographic spaces, full-width and small forms, zero-width
 // characters and vertical tabs inside the mark.
 func TestDefuseEverySpelling(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"<\u00a0/memory>", "</\u3000memory>", "<\u3000/\u3000memory\u3000>", "\uff1c/memory\uff1e",
 		"\uff1c\uff0f\uff4d\uff45\uff4d\uff4f\uff52\uff59\uff1e", "\ufe64/memory\ufe65", "<\u200b/memory>",
