@@ -23,9 +23,9 @@ var secretCategories = []secretCategory{
 	}},
 	{"spaced-out AWS key", []string{
 		"aws: AKIA IOSF ODNN 7ABC DEFG",
-		"access key A K I A 2 E 3 F 4 G 5 H 6 J 7 K 8 L 9 M",
-		"AKIA 4Q7R 2ZXT 9WMB 5NCE for the backup bucket",
-		"our key AKIA-J3K9-QW2P-7LMX-4RTZ",
+		"access key A K I A 2 E 3 F 4 G 5 H 6 J 7 K 2 L 3 M",
+		"AKIA 4Q7R 2ZXT 6WMB 5NCE for the backup bucket",
+		"our key AKIA-J3K6-QW2P-7LMX-4RTZ",
 	}},
 	{"password for the X is", []string{
 		"the password for the home router is tulip-77-garden",
@@ -107,7 +107,7 @@ var secretCategories = []secretCategory{
 	{"key with dashes inserted", []string{
 		"sk-proj-Xa9K-d0Lm-3Qw7-Er5T-yU1i-O2pA",
 		"ghp_1a2B-3c4D-5e6F-7g8H-9i0J-1k2L-3m4N-5o6P-7q8R",
-		"AKIA-2E3F-4G5H-6J7K-8L9M",
+		"AKIA-2E3F-4G5H-6J7K-2L3M",
 		"AIza-SyA1bC2dE3-fG4hI5jK6l-M7nO8pQ9rS-0tU1v",
 		"glpat-Ab12-Cd34-Ef56-Gh78-Ij90",
 	}},
