@@ -84,6 +84,10 @@ func TestFindMoreWritings(t *testing.T) {
 		"Le mot de passe a expiré hier.",
 		"密码错误三次后账户会被锁定。",
 		"请把口令告诉管理员。",
+		"密码2024年起必须至少12位。",
+		"新密码123456位太长了",
+		"The user reset their key on 2024-01-15T10:30:00Z.",
+		"Syncthing names conflict copies memory.sync-conflict-20261201-101010-ABCDEFG.json",
 	}
 	for _, s := range secrets {
 		if _, ok := Find(s); !ok {

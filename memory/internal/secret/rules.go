@@ -50,8 +50,8 @@ type rule struct {
 	re          *regexp.Regexp
 	secretGroup int
 	entropy     float64
-	keywords    []string // lower case; none means the rule always runs
-	assignment  bool     // the rule asks for "keyword … = value" (see assignedNear)
+	keywords    []int // into ruleSet.keywords; none means the rule always runs
+	assignment  bool  // the rule asks for "keyword … = value" (see assignedNear)
 	allowlists  []allowlist
 }
 
@@ -70,8 +70,9 @@ type allowlist struct {
 
 // ruleSet is the compiled rule file.
 type ruleSet struct {
-	rules  []rule
-	global []allowlist
+	rules    []rule
+	global   []allowlist
+	keywords *literals // of all rules, lower case
 }
 
 // rules compiles the embedded rule file once, on first use.
@@ -91,6 +92,8 @@ func parseRules(src string) (*ruleSet, error) {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
 	rs := &ruleSet{}
+	ids := map[string]int{}
+	var words []string
 	var err error
 	if rs.global, err = compileAllowlists(append([]allowlistFile{f.Allowlist}, f.Allowlists...)); err != nil {
 		return nil, fmt.Errorf("global allowlist: %w", err)
@@ -108,13 +111,21 @@ func parseRules(src string) (*ruleSet, error) {
 			return nil, fmt.Errorf("rule %s: secretGroup %d of %d groups", e.ID, r.secretGroup, r.re.NumSubexp())
 		}
 		for _, k := range e.Keywords {
-			r.keywords = append(r.keywords, strings.ToLower(k))
+			k = strings.ToLower(k)
+			id, ok := ids[k]
+			if !ok {
+				id = len(words)
+				ids[k] = id
+				words = append(words, k)
+			}
+			r.keywords = append(r.keywords, id)
 		}
 		if r.allowlists, err = compileAllowlists(e.Allowlists); err != nil {
 			return nil, fmt.Errorf("rule %s: %w", e.ID, err)
 		}
 		rs.rules = append(rs.rules, r)
 	}
+	rs.keywords = newLiterals(words)
 	return rs, nil
 }
 
@@ -151,9 +162,16 @@ func compileAllowlists(files []allowlistFile) ([]allowlist, error) {
 // find returns the id of the first rule that finds a secret in text, whose
 // lower-case form is lower.
 func (rs *ruleSet) find(text, lower string) (id string, found bool) {
+	present := make([]bool, 2*len(rs.keywords.words)) // held, then assigned a value
+	assigned := present[len(rs.keywords.words):]
+	rs.keywords.each(lower, func(pos, k int) bool {
+		present[k] = true
+		assigned[k] = assigned[k] || assignedNear(lower[pos+len(rs.keywords.words[k]):])
+		return false
+	})
 	for i := range rs.rules {
 		r := &rs.rules[i]
-		if !r.wanted(lower) {
+		if !r.wanted(present, assigned) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
@@ -166,22 +184,16 @@ func (rs *ruleSet) find(text, lower string) (id string, found bool) {
 }
 
 // wanted is gitleaks' keyword prefilter: a rule with keywords runs only on
-// a text that holds one of them, and a rule for an assigned value only when
-// one of them is assigned something that can be a value.
-func (r *rule) wanted(lower string) bool {
+// a text that holds one of them (present, by keyword), and a rule for an
+// assigned value only when one of them is assigned something that can be
+// a value (assigned).
+func (r *rule) wanted(present, assigned []bool) bool {
 	if len(r.keywords) == 0 {
 		return true
 	}
 	for _, k := range r.keywords {
-		for off := 0; ; {
-			i := strings.Index(lower[off:], k)
-			if i < 0 {
-				break
-			}
-			off += i + len(k)
-			if !r.assignment || assignedNear(lower[off:]) {
-				return true
-			}
+		if present[k] && (!r.assignment || assigned[k]) {
+			return true
 		}
 	}
 	return false

@@ -152,8 +152,9 @@ func lineBefore(text string, i int) string {
 
 // randomLooking reports whether a token looks generated: upper case, lower
 // case and digits with a high Shannon entropy, or letters and digits with
-// an entropy no hex string or word reaches. Words, paths, hex hashes and
-// UUIDs do not.
+// an entropy no hex string or word reaches, and classes mixed inside its
+// parts. Words, paths, hex hashes, UUIDs and names made of words, numbers
+// and capitals ("sync-conflict-20261201-101010-ABCDEFG") do not.
 func randomLooking(tok string) bool {
 	var upper, lower, digit bool
 	for i := 0; i < len(tok); i++ {
@@ -166,7 +167,7 @@ func randomLooking(tok string) bool {
 			digit = true
 		}
 	}
-	if !digit || (!upper && !lower) {
+	if !digit || (!upper && !lower) || !mixedPart(tok) {
 		return false
 	}
 	h := shannon(tok)
@@ -174,6 +175,28 @@ func randomLooking(tok string) bool {
 		return h >= 4.0
 	}
 	return len(tok) >= 32 && !strings.Contains(tok, "/") && h >= 4.3
+}
+
+// mixedPart reports whether one of the parts of tok between separators
+// mixes character classes (upper case, lower case, digits) beyond a
+// capitalised word.
+func mixedPart(tok string) bool {
+	for _, part := range strings.FieldsFunc(tok, func(r rune) bool { return strings.ContainsRune("-_./+=", r) }) {
+		if len(part) >= 4 && keyish(part) && !digits(part, 1, len(part)) && !allUpper(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// allUpper reports whether s has no lower-case letter and no digit.
+func allUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // placeholder reports whether a value stands for a password instead of

@@ -88,56 +88,59 @@ var (
 	cjkConnectors = strings.Fields("改成了 改成 改为 改為 设置为 設置為 设为 設為 设成 設成 换成了 換成了 换成 換成 就是 叫做 叫 是 为 為 : = は 는 은")
 )
 
+// cjkUnits are the characters that, right after a number, make it a
+// count or a date rather than a value.
+const cjkUnits = "年月日号號位次个個分秒天周週小时時字条條元块塊岁歲"
+
+// nameIndex finds every name of names and cjkNames in one pass; nameOf
+// says, for each of its words, which names entry it is of (-1 for the CJK
+// names) and whether it is a compound.
+var nameIndex, nameOf = func() (*literals, []nameRef) {
+	var words []string
+	var refs []nameRef
+	for i, n := range names {
+		for _, w := range n.words {
+			words, refs = append(words, w), append(refs, nameRef{i, false})
+		}
+		for _, w := range n.compound {
+			words, refs = append(words, w), append(refs, nameRef{i, true})
+		}
+	}
+	for _, w := range cjkNames {
+		words, refs = append(words, w), append(refs, nameRef{-1, true})
+	}
+	return newLiterals(words), refs
+}()
+
+// nameRef is what nameOf says about a name.
+type nameRef struct {
+	entry    int
+	compound bool
+}
+
 // findStatement looks for a secret named and given in a sentence; lower
 // is text in lower case, byte for byte (see lowerSame).
 func findStatement(text, lower string) (what string, found bool) {
-	for _, n := range names {
-		for _, w := range n.words {
-			if statementAt(text, lower, w, false, n.notAfter, n.kind) {
-				return n.what, true
+	nameIndex.each(lower, func(start, w int) bool {
+		ref, end := nameOf[w], start+len(nameIndex.words[w])
+		if ref.entry < 0 {
+			if cjkValue(text[end:]) {
+				what, found = "a password", true
 			}
+			return found
 		}
-		for _, w := range n.compound {
-			if statementAt(text, lower, w, true, n.notAfter, n.kind) {
-				return n.what, true
-			}
-		}
-	}
-	for _, name := range cjkNames {
-		for off := 0; ; {
-			i := strings.Index(lower[off:], name)
-			if i < 0 {
-				break
-			}
-			off += i + len(name)
-			if cjkValue(text[off:]) {
-				return "a password", true
-			}
-		}
-	}
-	return "", false
-}
-
-// statementAt reports whether one of the places where name stands in
-// lower as a word (or ends one, for a compound) starts a statement of a
-// value of kind k.
-func statementAt(text, lower, name string, compound bool, notAfter map[string]bool, k kind) bool {
-	for off := 0; ; {
-		i := strings.Index(lower[off:], name)
-		if i < 0 {
+		n := &names[ref.entry]
+		if (!ref.compound && wordBefore(lower[:start])) || wordAfter(lower[end:]) || n.notAfter[lastWord(lower[:start])] {
 			return false
-		}
-		start, end := off+i, off+i+len(name)
-		off = end
-		if (!compound && wordBefore(lower[:start])) || wordAfter(lower[end:]) || notAfter[lastWord(lower[:start])] {
-			continue
 		}
 		rest := text[end:]
 		a := afterName.FindStringSubmatchIndex(rest[:min(len(rest), maxAfterName)])
-		if a != nil && valueFollows(k, a[2] >= 0, rest[a[1]:]) {
-			return true
+		if a != nil && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) {
+			what, found = n.what, true
 		}
-	}
+		return found
+	})
+	return what, found
 }
 
 // lastWord is the word that ends s, before spaces and dashes.
@@ -235,6 +238,9 @@ func cjkValue(rest string) bool {
 	w = strings.TrimLeft(w, `("'[`)
 	if len(w) < 3 || placeholder(w) {
 		return false
+	}
+	if unit, _ := utf8.DecodeRuneInString(rest[end:]); digits(w, 1, len(w)) && strings.ContainsRune(cjkUnits, unit) {
+		return false // a number of something: "密码2024年起", "密码123456位"
 	}
 	if connected {
 		return !functionWord(w)
