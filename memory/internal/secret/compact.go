@@ -60,7 +60,7 @@ func joinedSeparator(prev, sep, next string) string {
 	if !pieces && !prefix {
 		return sep
 	}
-	switch strings.Trim(sep, " \t") {
+	switch strings.Trim(sep, " \t\r\n") {
 	case "":
 		return ""
 	case "-":

@@ -19,6 +19,7 @@ const (
 	kindPIN                  // digits
 	kindKey                  // a long token of letters and digits
 	kindPhrase               // a password, or words that are not a sentence
+	kindCode                 // a password that cannot be a word: digits, or letters mixed with digits or symbols
 )
 
 const (
@@ -26,7 +27,7 @@ const (
 	// connector: "for the home router", "du wifi", "für den Router".
 	purpose = `(?:\s+(?:for|of|to|on|at|in|with|für|fur|vom|von|zum|zur|des|du|de|del|da|do|dla|voor|van|för|till|di|della|per|на|от|для)\s[^.:;!?\n=]{0,40}?)?`
 	// connector joins the name (and purpose) to the value.
-	connector = `(\s*(?:=|:|=>|:=)\s*|\s+[-–—]\s+|\s+(?:is|was|are|were|is set to|was set to|set to|changed to|ist|lautet|war|est|es|era|é|è|är|er|je|jest|это)(?:\s*:\s*|\s+))`
+	connector = `(\s*(?:=>|:=|->|→|=|:)\s*|\s+[-–—]\s+|,?\s*c['’]est\s+|\s+(?:(?:is|was|has been|had been) (?:set|changed|updated|reset) to|(?:is|was) now|set to|changed to|is|was|are|were|ist|lautet|war|est|es|era|é|è|är|er|je|jest|это)(?:\s*:\s*|\s+))`
 	// bare is the space between a name and a value without a connector.
 	bare = `(\s+)`
 )
@@ -38,17 +39,19 @@ var afterName = regexp.MustCompile(`(?i)^(?:` + purpose + connector + `|` + bare
 // maxAfterName bounds the text afterName reads.
 const maxAfterName = 160
 
-// names are the statement rules, in the order they are tried: the names,
-// in lower case, and the kind of value they take. A name stands alone as
-// a word, except the compound ones, which may end a longer word
-// ("WLAN-Passwort", "Routerpasswort"); none counts right after a word of
-// notAfter ("zip code").
+// names are the statement rules: the names, in lower case, and the kind
+// of value they take. A name stands alone as a word, except the compound
+// ones, which may end a longer word ("WLAN-Passwort", "Routerpasswort");
+// none counts right after a word of notAfter ("zip code"), and the names
+// of an entry that is connected only with a connector ("the code is 4711",
+// not "code 2024 was released").
 var names = []struct {
-	words    []string
-	compound []string
-	notAfter map[string]bool
-	kind     kind
-	what     string
+	words     []string
+	compound  []string
+	notAfter  map[string]bool
+	connected bool
+	kind      kind
+	what      string
 }{
 	{
 		words: strings.Fields(`password passwords passwd passcode passcodes pwd pw mdp senha senhas
@@ -64,18 +67,28 @@ var names = []struct {
 		kind: kindPhrase, what: "a passphrase",
 	},
 	{
-		words: strings.Fields(`pin pins pincode pinnummer pin-code pin-nummer puk türcode zugangscode code codes`),
-		notAfter: set(`zip postal post postcode area country dial dialing dialling calling promo promotional discount coupon
-			voucher gift error status exit return source qr bar product tracking iata icao airport flight station swift bic
-			sort routing color colour country hs tax vat course class building morse`),
+		words: strings.Fields(`pin pins pincode pinnummer pin-code pin-nummer puk türcode zugangscode`),
 		compound: []string{"pin code", "pin number", "code pin", "código pin", "door code", "gate code", "alarm code",
 			"access code", "security code", "unlock code", "lock code", "safe code", "garage code", "entry code",
 			"backup code", "backup codes", "recovery code", "recovery codes"},
 		kind: kindPIN, what: "a PIN",
 	},
 	{
+		words: []string{"code", "codes"},
+		notAfter: set(`zip postal post postcode area country dial dialing dialling calling promo promotional discount coupon
+			voucher gift error status exit return source qr bar product tracking iata icao airport flight station swift bic
+			sort routing color colour country hs tax vat course class building morse`),
+		connected: true, kind: kindPIN, what: "a PIN",
+	},
+	{
+		words: strings.Fields(`clave`),
+		compound: []string{"wifi key", "wi-fi key", "wlan key", "network key", "wpa key", "wpa2 key", "wep key",
+			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi"},
+		kind: kindCode, what: "a password",
+	},
+	{
 		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer credential credentials cookie
-			clave clé schlüssel chiave chave`),
+			clé schlüssel chiave chave`),
 		kind: kindKey, what: "a key or token",
 	},
 }
@@ -134,8 +147,14 @@ func findStatement(text, lower string) (what string, found bool) {
 			return false
 		}
 		rest := text[end:]
+		if r, _ := utf8.DecodeRuneInString(rest); r >= cjkStart {
+			if cjkValue(rest) { // "PIN是4821", "password：abc123"
+				what, found = n.what, true
+			}
+			return found
+		}
 		a := afterName.FindStringSubmatchIndex(rest[:min(len(rest), maxAfterName)])
-		if a != nil && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) {
+		if a != nil && (a[2] >= 0 || !n.connected) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) {
 			what, found = n.what, true
 		}
 		return found
@@ -151,16 +170,22 @@ func lastWord(s string) string {
 }
 
 // wordBefore and wordAfter report whether a letter or digit ends s or
-// starts s: whether a name found there is part of a longer word.
+// starts s: whether a name found there is part of a longer word. CJK
+// characters are not letters here: they need no space between words.
 func wordBefore(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
-	return s != "" && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	return s != "" && wordRune(r)
 }
 
 func wordAfter(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return s != "" && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	return s != "" && wordRune(r)
 }
+
+// cjkStart is where the CJK blocks of Unicode begin.
+const cjkStart = '\u2E80'
+
+func wordRune(r rune) bool { return r < cjkStart && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
 
 // lowerSame is s in lower case, rune by rune where that keeps the bytes of
 // the rune as many (invalid bytes stay as they are), so that an offset
@@ -191,9 +216,6 @@ func lowerSame(s string) string {
 // a connector, when connected), starts with a value.
 func valueFollows(k kind, connected bool, rest string) bool {
 	v := parseValue(rest)
-	if v.quoted {
-		return !placeholder(v.words[0])
-	}
 	if len(v.words) == 0 {
 		return false
 	}
@@ -203,6 +225,11 @@ func valueFollows(k kind, connected bool, rest string) bool {
 		return digits(w, 4, 12)
 	case kindKey:
 		return strongToken(w)
+	case kindCode:
+		return tokenLike(w) || digits(w, 4, 64)
+	}
+	if v.quoted {
+		return !placeholder(w)
 	}
 	if placeholder(w) || functionWord(w) {
 		return false
@@ -235,7 +262,7 @@ func cjkValue(rest string) bool {
 		end++
 	}
 	w := strings.TrimRight(rest[:end], `.,;!?)]}"'`)
-	w = strings.TrimLeft(w, `("'[`)
+	w = strings.TrimLeft(w, `("'[:=`)
 	if len(w) < 3 || placeholder(w) {
 		return false
 	}
