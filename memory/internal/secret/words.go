@@ -25,7 +25,7 @@ const (
 const (
 	// purpose is what the secret is for, between the name and the
 	// connector: "for the home router", "du wifi", "für den Router".
-	purpose = `(?:\s+(?:for|of|to|on|at|in|with|für|fur|vom|von|zum|zur|des|du|de|del|da|do|dla|voor|van|för|till|di|della|per|на|от|для)\s[^.:;!?\n=]{0,40}?)?`
+	purpose = `(?:\s+(?:for|of|to|on|at|in|with|für|fur|vom|von|zum|zur|des|du|de|del|da|do|dla|voor|van|för|till|di|della|per|на|от|для)\s(?:[^.:;!?\n=]|\.\S){0,40}?)?`
 	// connector joins the name (and purpose) to the value.
 	connector = `(\s*(?:=>|:=|->|→|=|:)\s*|\s+[-–—]\s+|,?\s*c['’]est\s+|\s+(?:(?:is|was|has been|had been) (?:set|changed|updated|reset) to|(?:is|was) now|set to|changed to|is|was|are|were|ist|lautet|war|est|es|era|é|è|är|er|je|jest|это)(?:\s*:\s*|\s+))`
 	// bare is the space between a name and a value without a connector.
@@ -81,13 +81,16 @@ var names = []struct {
 		connected: true, kind: kindPIN, what: "a PIN",
 	},
 	{
-		words: strings.Fields(`clave`),
+		words: strings.Fields(`clave credential credentials`),
 		compound: []string{"wifi key", "wi-fi key", "wlan key", "network key", "wpa key", "wpa2 key", "wep key",
 			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi"},
 		kind: kindCode, what: "a password",
 	},
 	{
-		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer credential credentials cookie
+		words: []string{"pass"}, connected: true, kind: kindCode, what: "a password",
+	},
+	{
+		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer cookie
 			clé schlüssel chiave chave`),
 		kind: kindKey, what: "a key or token",
 	},
@@ -137,7 +140,7 @@ func findStatement(text, lower string) (what string, found bool) {
 	nameIndex.each(lower, func(start, w int) bool {
 		ref, end := nameOf[w], start+len(nameIndex.words[w])
 		if ref.entry < 0 {
-			if cjkValue(text[end:]) {
+			if cjkValue(text[end:]) || cjkValueBefore(text[:start], text[end:]) {
 				what, found = "a password", true
 			}
 			return found
@@ -147,14 +150,15 @@ func findStatement(text, lower string) (what string, found bool) {
 			return false
 		}
 		rest := text[end:]
-		if r, _ := utf8.DecodeRuneInString(rest); r >= cjkStart {
+		if r, _ := utf8.DecodeRuneInString(rest); rest != "" && r >= cjkStart {
 			if cjkValue(rest) { // "PIN是4821", "password：abc123"
 				what, found = n.what, true
 			}
 			return found
 		}
 		a := afterName.FindStringSubmatchIndex(rest[:min(len(rest), maxAfterName)])
-		if a != nil && (a[2] >= 0 || !n.connected) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) {
+		if a != nil && (a[2] >= 0 || !n.connected) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) ||
+			valueBefore(n.kind, text[:start], rest) {
 			what, found = n.what, true
 		}
 		return found
@@ -220,13 +224,20 @@ func valueFollows(k kind, connected bool, rest string) bool {
 		return false
 	}
 	w := v.words[0]
+	if len(v.words) >= 3 && v.words[1] == "/" {
+		w = v.words[2] // "user/pass: admin / Adm1n2024"
+	}
 	switch k {
 	case kindPIN:
 		return digits(w, 4, 12)
 	case kindKey:
 		return strongToken(w)
-	case kindCode:
-		return tokenLike(w) || digits(w, 4, 64)
+	}
+	if pathLike(w) {
+		return false
+	}
+	if k == kindCode {
+		return len(w) >= 5 && tokenLike(w) || digits(w, 4, 64)
 	}
 	if v.quoted {
 		return !placeholder(w)
