@@ -12,6 +12,7 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/sys v0.30.0
+	golang.org/x/text v0.22.0
 )
 
 require (
@@ -42,6 +43,5 @@ require (
 	github.com/stretchr/testify v1.11.1 // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.35.0 // indirect
-	golang.org/x/text v0.22.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

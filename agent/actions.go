@@ -2,27 +2,15 @@ package agent
 
 import (
 	"context"
+	"engram/agent/chat"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // ErrMessageNotFound is returned for an unknown message ID.
 var ErrMessageNotFound = errors.New("message not found")
-
-// continueInstruction asks the model to go on with its stopped answer,
-// which is the message before it.
-const continueInstruction = "Continue your last answer exactly where it stopped. Do not repeat what you already wrote."
-
-// Branch is a part of a chat that an edit or a regeneration replaced: the
-// messages from index At on, as they were.
-type Branch struct {
-	At       int       `json:"at"`
-	Time     time.Time `json:"time"`
-	Messages []Message `json:"messages"`
-}
 
 // starter prepares chat c for a turn (under the chat store's lock) and
 // returns what TurnStarted reports (Text is the message the turn answers);
@@ -38,24 +26,13 @@ func find(c *Chat, id string) (int, error) {
 	return -1, fmt.Errorf("message %q of chat %s: %w", id, c.ID, ErrMessageNotFound)
 }
 
-// branchOff keeps the messages of c from index at on as a branch and
-// removes them.
-func branchOff(c *Chat, at int, now time.Time) {
-	if at >= len(c.Messages) {
-		return
-	}
-	old := append([]Message(nil), c.Messages[at:]...)
-	c.Branches = append(slices.Clip(c.Branches), Branch{At: at, Time: now, Messages: old})
-	c.Messages = slices.Clip(c.Messages[:at])
-}
-
 // appendUser is the starter of Send: text becomes the chat's last message.
 func (a *Agent) appendUser(text string) starter {
 	return func(c *Chat, ts *turnState) (TurnStarted, error) {
 		if c.Title == "" {
-			c.Title = titleFrom(text)
+			c.Title = chat.TitleFrom(text)
 		}
-		ts.userID = newMessageID()
+		ts.userID = chat.NewMessageID()
 		c.Messages = append(c.Messages, Message{ID: ts.userID, Role: RoleUser, Text: text, Time: a.now()})
 		return TurnStarted{Text: text, UserID: ts.userID}, nil
 	}
@@ -76,8 +53,8 @@ func (a *Agent) Resend(ctx context.Context, chatID, msgID, text string) error {
 		if c.Messages[i].Role != RoleUser {
 			return TurnStarted{}, fmt.Errorf("message %s is not the person's", msgID)
 		}
-		branchOff(c, i, a.now())
-		ts.userID = newMessageID()
+		c.BranchOff(i, a.now())
+		ts.userID = chat.NewMessageID()
 		c.Messages = append(c.Messages, Message{ID: ts.userID, Role: RoleUser, Text: text, Time: a.now()})
 		return TurnStarted{Text: text, UserID: ts.userID, Replaces: msgID}, nil
 	}
@@ -106,7 +83,7 @@ func (a *Agent) Regenerate(ctx context.Context, chatID, msgID string) error {
 		if q+1 < len(c.Messages) {
 			replaces = c.Messages[q+1].ID
 		}
-		branchOff(c, q+1, a.now())
+		c.BranchOff(q+1, a.now())
 		ts.userID = c.Messages[q].ID
 		return TurnStarted{Text: c.Messages[q].Text, Replaces: replaces}, nil
 	}
@@ -152,7 +129,7 @@ func (a *Agent) Continue(ctx context.Context, chatID, msgID string) error {
 // fails at once, and then starts the turn (which prepares the chat again,
 // under the lock).
 func (a *Agent) check(ctx context.Context, op, chatID string, st starter) error {
-	c, err := a.chats.get(chatID)
+	c, err := a.chats.Get(chatID)
 	if err == nil {
 		_, err = st(&c, &turnState{})
 	}
@@ -172,7 +149,7 @@ func (a *Agent) DeleteMessage(chatID, msgID string) error {
 		return fmt.Errorf("delete message: %w", ErrTurnRunning)
 	}
 	var ferr error
-	err := a.chats.update(chatID, func(c *Chat) bool {
+	err := a.chats.Update(chatID, func(c *Chat) bool {
 		i, err := find(c, msgID)
 		if err != nil {
 			ferr = err

@@ -33,6 +33,7 @@ func (h *harness) chat(id string) agent.Chat {
 }
 
 func TestRegenerateFailedAnswerSendsQuestionOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	id := h.newChat()
 	h.srv.Push(agenttest.Reply{Status: 500, ErrorType: "server_error", Message: "boom"},
@@ -74,6 +75,7 @@ func TestRegenerateFailedAnswerSendsQuestionOnce(t *testing.T) {
 }
 
 func TestResendReplacesLaterMessagesAndKeepsBranch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	id := h.newChat()
 	h.turn(id, "first")
@@ -115,6 +117,7 @@ func TestResendReplacesLaterMessagesAndKeepsBranch(t *testing.T) {
 }
 
 func TestContinueExtendsCutAnswer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	id := h.newChat()
 	h.srv.Push(agenttest.Reply{Text: "The first half", Finish: "length"},
@@ -151,6 +154,7 @@ func TestContinueExtendsCutAnswer(t *testing.T) {
 }
 
 func TestDeleteMessage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	id := h.newChat()
 	h.turn(id, "one")
@@ -169,6 +173,7 @@ func TestDeleteMessage(t *testing.T) {
 }
 
 func TestRecallDoneReportsPinnedAndMarksThemUsed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	pinned, _, err := st.Add(memory.Entry{Kind: memory.KindPreference, Text: "Answer in Chinese", Pinned: true,
@@ -194,6 +199,7 @@ func TestRecallDoneReportsPinnedAndMarksThemUsed(t *testing.T) {
 }
 
 func TestOldChatsGetMessageIDs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	paths := agent.DefaultPaths(filepath.Join(dir, "config"), filepath.Join(dir, "data"))
 	if err := os.MkdirAll(paths.ChatsDir(), 0o700); err != nil {
@@ -218,6 +224,7 @@ func TestOldChatsGetMessageIDs(t *testing.T) {
 }
 
 func TestSearchChats(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	a := h.newChat()
 	h.turn(a, "How do I deploy the frontend?")

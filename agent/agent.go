@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"engram/agent/chat"
+	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/agent/llm/openai"
 	"engram/memory"
@@ -67,13 +68,31 @@ func openAICompatible(httpClient *http.Client) Connect {
 	return func(ep llm.Endpoint) llm.Completer { return openai.New(ep, httpClient) }
 }
 
-// Agent runs chat turns against a model with memory. See the package doc
-// for its events and which methods are safe from which goroutine.
+// Agent runs chat turns against a model with memory; Events tells what
+// happens (the delivery rules are on Event).
+//
+// Every method of Agent is safe to call from any goroutine. Apart from
+// Models, Wait and Close, none waits for the network or for a turn, so the
+// UI goroutine may call them: Send, Retry, Resend, Regenerate, Continue,
+// Cancel, Running, Chats, Chat, Config and Events return at once; NewChat,
+// RenameChat, DeleteChat, DeleteMessage, SetAutoRecall, SetProject and
+// SetConfig write one small file; Instructions reads an AGENTS.md, and
+// Memory may open a project's store file. Models asks the endpoint for its
+// models: call it off the UI goroutine. Wait blocks until every turn and
+// distillation has finished, and Close cancels them first and then waits;
+// as the agent never waits for the event consumer, both may be called from
+// any goroutine, but Wait not from the UI goroutine while a turn runs (the
+// window would freeze until it ends).
+//
+// Its goroutines: one per running turn (and one beside it that saves the
+// user's message while recall runs), one per distillation, the pump of the
+// event queue (eventq.go) and the file watcher's (live.go), whose
+// callbacks run one at a time. Close ends them all.
 type Agent struct {
 	opts   Options
 	now    func() time.Time
 	events *eventQueue
-	chats  *chatStore
+	chats  *chat.Store
 	global *storeState
 	instr  *Instructions
 	live   *live           // follows file changes (live.go); nil without a watcher
@@ -91,30 +110,8 @@ type Agent struct {
 	busy     int // running turns and distillations
 	idle     *sync.Cond
 
-	pend pending // memory suggestions and forget proposals (capture.go)
-	seen seenIDs // memory IDs shown to the model, by chat (tools.go)
-}
-
-// storeState is an open memory store with its pinned entries cached.
-type storeState struct {
-	st    *memory.Store
-	scope Scope
-	dir   string
-
-	mu        sync.Mutex
-	pinned    []memory.Entry
-	pinnedOK  bool
-	reloading int // reloads in progress in memoryFileChanged, which reports their change itself
-}
-
-// projectState is a project folder pinned to a chat: its AGENTS.md, and
-// its memory store once a turn or Memory needed it.
-type projectState struct {
-	dir   string
-	instr *Instructions
-
-	mu    sync.Mutex  // serialises opening the store
-	store *storeState // nil until opened; set with mu and Agent.mu held
+	pipe *distill.Pipeline // distillation, suggestions and forget proposals
+	seen seenIDs           // memory IDs shown to the model, by chat (tools.go)
 }
 
 // errClosed is returned by the methods that need the agent after Close.
@@ -142,7 +139,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = DefaultRetryDelay
 	}
-	chats, err := loadChats(opts.Paths.ChatsDir(), opts.Now)
+	chats, err := chat.Load(opts.Paths.ChatsDir(), opts.Now)
 	if err != nil {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
@@ -150,6 +147,14 @@ func New(opts Options) (*Agent, error) {
 		cfg: opts.Config.withDefaults(), projects: map[string]*projectState{},
 		running: map[string]context.CancelFunc{}, instr: NewInstructions(opts.Paths.GlobalInstructions())}
 	a.idle = sync.NewCond(&a.mu)
+	a.pipe = distill.New(distill.Config{
+		Recall: func(stores []distill.Target, query string, k int) []RecalledHit {
+			return bestHits(stores, query, nil, k, false)
+		},
+		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
+		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
+		Now:             opts.Now,
+	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
 	if err != nil {
 		file = Config{} // unreadable: none of the values in use came from it
@@ -162,7 +167,7 @@ func New(opts Options) (*Agent, error) {
 		a.events.close()
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
-	for _, err := range chats.errs {
+	for _, err := range chats.LoadErrors() {
 		a.events.emit(Notice{Text: fmt.Sprintf("A saved chat could not be read and is not shown: %v", err)})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
@@ -174,40 +179,6 @@ func New(opts Options) (*Agent, error) {
 		a.events.emit(MemoryChanged{Scope: ScopeGlobal, Err: err})
 	}
 	return a, nil
-}
-
-// watch wraps an opened store and turns its changes into MemoryChanged
-// events. The change a reload of an outside edit makes is left to
-// memoryFileChanged, which reports it once, as External.
-func (a *Agent) watch(st *memory.Store, scope Scope, dir string) *storeState {
-	ss := &storeState{st: st, scope: scope, dir: dir}
-	st.OnChange(func() {
-		ss.mu.Lock()
-		ss.pinnedOK = false
-		reloading := ss.reloading > 0
-		ss.mu.Unlock()
-		if !reloading {
-			a.events.emit(MemoryChanged{Scope: scope, Dir: dir, Err: st.Err()})
-		}
-	})
-	return ss
-}
-
-// pinnedEntries returns the store's pinned live entries, cached until the
-// store changes.
-func (ss *storeState) pinnedEntries() []memory.Entry {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if !ss.pinnedOK {
-		ss.pinned = ss.pinned[:0]
-		for _, e := range ss.st.List() {
-			if e.Pinned && e.Live() {
-				ss.pinned = append(ss.pinned, e)
-			}
-		}
-		ss.pinnedOK = true
-	}
-	return append([]memory.Entry(nil), ss.pinned...)
 }
 
 // Events returns the agent's event channel. There is one channel; it is
@@ -263,174 +234,6 @@ func (a *Agent) Models(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// Memory returns the global store, or the store of a project folder
-// (opened on first use).
-func (a *Agent) Memory(scope Scope, projectDir string) (*memory.Store, error) {
-	switch scope {
-	case ScopeGlobal:
-		return a.global.st, nil
-	case ScopeProject:
-		p, err := a.project(projectDir)
-		if err != nil {
-			return nil, err
-		}
-		return p.store.st, nil
-	}
-	return nil, fmt.Errorf("memory: unknown scope %q", scope)
-}
-
-// pinned returns the state of a project folder, without its store: the
-// first time, it only starts following the folder's AGENTS.md (nothing is
-// read).
-func (a *Agent) pinned(dir string) (*projectState, error) {
-	if dir == "" {
-		return nil, errors.New("no project folder is pinned")
-	}
-	dir = cleanDir(dir)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.closed {
-		return nil, errClosed
-	}
-	p, ok := a.projects[dir]
-	if !ok {
-		p = &projectState{dir: dir, instr: NewInstructions(filepath.Join(dir, InstructionsFileName))}
-		a.projects[dir] = p
-		a.followInstructions(p.instr)
-	}
-	return p, nil
-}
-
-// project returns the state of a project folder with its store open. The
-// store is opened without holding a.mu, so that a large file does not hold
-// up the calls the UI makes meanwhile.
-func (a *Agent) project(dir string) (*projectState, error) {
-	p, err := a.pinned(dir)
-	if err != nil {
-		return nil, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.store != nil {
-		return p, nil
-	}
-	path := a.opts.Paths.ProjectMemory(p.dir)
-	st, err := memory.Open(path, a.opts.Memory)
-	if err != nil {
-		return nil, fmt.Errorf("open project memory for %s: %w", p.dir, err)
-	}
-	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
-		_ = st.Close() // nothing was written
-		return nil, errClosed
-	}
-	ss := a.watch(st, ScopeProject, p.dir)
-	p.store = ss
-	a.mu.Unlock()
-	a.followMemory(path, ss)
-	if err := st.Err(); err != nil {
-		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: p.dir, Err: err})
-	}
-	return p, nil
-}
-
-func cleanDir(dir string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		return abs
-	}
-	return filepath.Clean(dir)
-}
-
-// Instructions reports the global AGENTS.md and that of projectDir ("" for
-// none), reading them the first time.
-func (a *Agent) Instructions(projectDir string) InstructionsInfo {
-	info := InstructionsInfo{Global: a.instr.Info()}
-	if projectDir != "" {
-		if p, err := a.pinned(projectDir); err == nil {
-			info.Project = p.instr.Info()
-		} else {
-			info.Project = InstructionFile{Path: filepath.Join(projectDir, InstructionsFileName), Err: err}
-		}
-	}
-	return info
-}
-
-// Chats lists the chats, most recently updated first.
-func (a *Agent) Chats() []ChatInfo { return a.chats.list() }
-
-// NewChat creates an empty chat with the config's auto-recall default.
-func (a *Agent) NewChat() (ChatInfo, error) {
-	return a.chats.create(a.Config().AutoRecall, "")
-}
-
-// Chat returns a chat with its messages; the memories recalled for its
-// answers are read from the stores (the chat file only refers to them).
-func (a *Agent) Chat(id string) (Chat, error) {
-	c, err := a.chats.get(id)
-	if err != nil {
-		return c, err
-	}
-	return a.resolveRecalled(c), nil
-}
-
-// RenameChat sets a chat's title.
-func (a *Agent) RenameChat(id, title string) error {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return errors.New("rename chat: the title is empty")
-	}
-	return a.chats.update(id, func(c *Chat) bool { c.Title = title; return true })
-}
-
-// DeleteChat cancels the chat's turn, if any, and deletes it.
-func (a *Agent) DeleteChat(id string) error {
-	a.Cancel(id)
-	return a.chats.remove(id)
-}
-
-// SetAutoRecall turns a chat's auto-recall on or off.
-func (a *Agent) SetAutoRecall(id string, on bool) error {
-	return a.chats.update(id, func(c *Chat) bool { c.AutoRecall = on; return true })
-}
-
-// SetProject pins a project folder to a chat ("" unpins): its AGENTS.md
-// joins the prompt and its memory store joins recall and the tools. Its
-// AGENTS.md is followed from now on.
-func (a *Agent) SetProject(id, dir string) error {
-	if dir != "" {
-		dir = cleanDir(dir)
-		st, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("pin project: %w", err)
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("pin project: %s is not a folder", dir)
-		}
-	}
-	if err := a.chats.update(id, func(c *Chat) bool { c.Project = dir; return true }); err != nil {
-		return err
-	}
-	if dir != "" {
-		_, _ = a.pinned(dir) // only fails once closed
-	}
-	return nil
-}
-
-// RecentProjects lists the project folders of the chats, most recently used
-// first.
-func (a *Agent) RecentProjects() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, c := range a.chats.list() {
-		if c.Project != "" && !seen[c.Project] {
-			seen[c.Project] = true
-			out = append(out, c.Project)
-		}
-	}
-	return out
-}
-
 // Send starts a turn: it records text as the user's message and returns at
 // once; the turn runs on its own goroutine and reports through Events. The
 // error is only for empty text, an unknown chat, a turn already running in
@@ -471,7 +274,7 @@ func failed(m Message) bool {
 // start runs the turn that st prepares on its own goroutine, unless the
 // chat is unknown, runs a turn already or the agent is closed.
 func (a *Agent) start(ctx context.Context, chatID string, st starter) error {
-	if _, err := a.chats.info(chatID); err != nil {
+	if _, err := a.chats.Info(chatID); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -580,47 +383,4 @@ func (a *Agent) finishTurn(chatID string, usage Usage, err error, cut, interrupt
 	delete(a.running, chatID)
 	a.mu.Unlock()
 	a.emit(TurnDone{ChatID: chatID, Usage: usage, Err: err, Cut: cut, At: a.now(), Interrupted: interrupted})
-}
-
-// recall runs auto-recall for a turn over the global store and the chat's
-// project store, pinned entries left out (they are in the prompt anyway).
-func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
-	history := recentUserMessages(c.Messages, recentUserHistory)
-	return bestHits(a.stores(proj), text, history, cfg.RecallTopK, true)
-}
-
-// recentUserMessages returns up to n user messages before the last
-// message (the current one), oldest first, not reaching past a summary.
-func recentUserMessages(msgs []Message, n int) []string {
-	var out []string
-	for i := len(msgs) - 2; i >= 0 && len(out) < n; i-- {
-		if msgs[i].Role == RoleSummary {
-			break
-		}
-		if msgs[i].Role == RoleUser {
-			out = append(out, msgs[i].Text)
-		}
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out
-}
-
-// markUsed records that recalled memories went into a prompt.
-func (a *Agent) markUsed(hits []RecalledHit, proj *projectState) {
-	var g, p []string
-	for _, h := range hits {
-		if h.Scope == ScopeProject {
-			p = append(p, h.Entry.ID)
-		} else {
-			g = append(g, h.Entry.ID)
-		}
-	}
-	if len(g) > 0 {
-		_ = a.global.st.MarkUsed(g...) // bookkeeping only; a failure shows in the store's Err
-	}
-	if len(p) > 0 && proj != nil {
-		_ = proj.store.st.MarkUsed(p...)
-	}
 }

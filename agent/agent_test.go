@@ -18,6 +18,7 @@ import (
 )
 
 func TestPlainTurn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "Hello there, how can I help you today?"})
 	id := h.newChat()
@@ -85,6 +86,7 @@ func TestPlainTurn(t *testing.T) {
 }
 
 func TestAnswerCutAtOutputLimitIsSaid(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "The first half of", Finish: "length"}, agenttest.Reply{Text: "Complete."})
 	id := h.newChat()
@@ -101,6 +103,7 @@ func TestAnswerCutAtOutputLimitIsSaid(t *testing.T) {
 }
 
 func TestSecondTurnSendsHistory(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "First answer."}, agenttest.Reply{Text: "Second answer."})
 	id := h.newChat()
@@ -124,6 +127,7 @@ func TestSecondTurnSendsHistory(t *testing.T) {
 }
 
 func TestSendErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	id := h.newChat()
 	if err := h.a.Send(context.Background(), id, "  \n"); err == nil {
@@ -138,6 +142,7 @@ func TestSendErrors(t *testing.T) {
 }
 
 func TestMemoryWriteThenAnswer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(
 		agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "call_a", Name: "memory_write",
@@ -187,6 +192,7 @@ func TestMemoryWriteThenAnswer(t *testing.T) {
 }
 
 func TestParallelToolCallsBothKept(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(
 		agenttest.Reply{Text: "Saving both.", ToolCalls: []agenttest.ToolCall{
@@ -218,6 +224,7 @@ func TestParallelToolCallsBothKept(t *testing.T) {
 }
 
 func TestFailingToolGoesBackToModel(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(
 		agenttest.Reply{ToolCalls: []agenttest.ToolCall{
@@ -253,6 +260,7 @@ func TestFailingToolGoesBackToModel(t *testing.T) {
 }
 
 func TestToolLoopIsBounded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, func(o *agent.Options) { o.MaxSteps = 3 })
 	search := agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "s", Name: "memory_search", Args: `{"query":"x"}`}}}
 	h.srv.Respond = func(agenttest.Request) agenttest.Reply { return search } // never answers
@@ -274,6 +282,7 @@ func TestToolLoopIsBounded(t *testing.T) {
 }
 
 func TestAutoRecallOffAndOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	for _, text := range []string{"The user's cat is named Miso.", "The user plays the cello on weekends.",
@@ -335,6 +344,7 @@ func TestAutoRecallOffAndOn(t *testing.T) {
 }
 
 func TestPinnedMemoriesInPrompt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	e, _, err := st.Add(memory.Entry{Kind: memory.KindPreference, Text: "Answer in British English.", Source: memory.SourceUser})
@@ -357,6 +367,7 @@ func TestPinnedMemoriesInPrompt(t *testing.T) {
 }
 
 func TestAgentsMDGlobalAndProject(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	proj := t.TempDir()
 	if err := os.MkdirAll(h.paths.ConfigDir, 0o700); err != nil {
@@ -426,6 +437,7 @@ func TestAgentsMDGlobalAndProject(t *testing.T) {
 }
 
 func TestDistillationStoresMemories(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	h.srv.Push(
 		agenttest.Reply{Text: "Dark roast it is; I will keep that in mind for recommendations."},
@@ -466,6 +478,7 @@ func TestDistillationStoresMemories(t *testing.T) {
 }
 
 func TestDistillationBadAnswers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	id := h.newChat()
 
@@ -493,6 +506,7 @@ func TestDistillationBadAnswers(t *testing.T) {
 }
 
 func TestCancelMidStream(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"Cancel", "context"} {
 		t.Run(how, func(t *testing.T) {
 			h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
@@ -537,6 +551,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestErrorClasses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		replies  []agenttest.Reply
@@ -587,6 +602,7 @@ func TestErrorClasses(t *testing.T) {
 }
 
 func TestRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Status: 429, Message: "Rate limit reached"}, agenttest.Reply{Status: 503},
 		agenttest.Reply{Text: "Finally."})
@@ -604,6 +620,7 @@ func TestRetryThenSuccess(t *testing.T) {
 }
 
 func TestCancelDuringRetryWait(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, func(o *agent.Options) { o.RetryDelay = time.Hour })
 	h.srv.Push(agenttest.Reply{Status: 503})
 	id := h.newChat()
@@ -621,6 +638,7 @@ func TestCancelDuringRetryWait(t *testing.T) {
 }
 
 func TestEndpointUnreachable(t *testing.T) {
+	t.Parallel()
 	srv := agenttest.NewServer()
 	base := srv.BaseURL()
 	srv.Close() // nothing listens there any more
@@ -636,6 +654,7 @@ func TestEndpointUnreachable(t *testing.T) {
 // answers is "unreachable" once the HTTP client's timeout, or the context
 // given to Models, runs out.
 func TestEndpointTimeout(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // never answers
@@ -672,6 +691,7 @@ func TestEndpointTimeout(t *testing.T) {
 }
 
 func TestNoEndpointConfigured(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.BaseURL, c.Model = "", "" }, nil)
 	id := h.newChat()
 	log := h.turn(id, "hello")
@@ -689,6 +709,7 @@ func TestNoEndpointConfigured(t *testing.T) {
 }
 
 func TestToolsUnsupportedRetriesWithout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Status: 400, Message: "registry.ollama.ai/library/gemma:2b does not support tools"},
 		agenttest.Reply{Text: "Plain answer."})
@@ -711,6 +732,7 @@ func TestToolsUnsupportedRetriesWithout(t *testing.T) {
 }
 
 func TestContextTooLongCompactsAndRetries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"})
 	id := h.newChat()
@@ -761,6 +783,7 @@ func TestContextTooLongCompactsAndRetries(t *testing.T) {
 }
 
 func TestCompactionOverBudget(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.ContextChars = 1000 }, nil)
 	h.srv.Respond = func(r agenttest.Request) agenttest.Reply {
 		if strings.Contains(r.System(), "Summarise") {
@@ -807,6 +830,7 @@ func TestCompactionOverBudget(t *testing.T) {
 }
 
 func TestChatManagement(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.AutoRecall = false }, nil)
 	a := h.newChat()
 	b := h.newChat()
@@ -849,6 +873,7 @@ func TestChatManagement(t *testing.T) {
 }
 
 func TestChatSaveFailureReportedBeforeTurnDone(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	id := h.newChat()
 	// The chat's file cannot be replaced: a directory with a file in it
@@ -873,6 +898,7 @@ func TestChatSaveFailureReportedBeforeTurnDone(t *testing.T) {
 }
 
 func TestModelsAndSetConfig(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Models = []string{"m1", "m2"}
 	got, err := h.a.Models(context.Background())
@@ -896,6 +922,7 @@ func TestModelsAndSetConfig(t *testing.T) {
 }
 
 func TestProjectScopedMemories(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	proj := t.TempDir()
 	write := agenttest.ToolCall{ID: "w", Name: "memory_write",

@@ -6,31 +6,31 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/chat"
+	"engram/agent/distill"
+	"engram/agent/internal/textcut"
 	"engram/agent/llm"
+	"engram/agent/prompts"
 )
 
 // distillTimeout bounds one distillation call.
 const distillTimeout = 2 * time.Minute
 
-// distill runs consolidation after a finished turn: it recalls the existing
-// memories related to the user's message (both stores), asks the model
-// for operations on them and applies them (see apply) in the chat's
-// capture mode. It reports MemoriesSaved per store that got new entries,
-// MemoriesRevised for updates and forgets, SuggestionsChanged for held
-// suggestions, or MemoriesSaved with Err when the call or its answer
-// failed.
+// distill runs consolidation after a finished turn in the chat's capture
+// mode (see distill.Pipeline.Consolidate) and reports what it did:
+// MemoriesSaved per store that got new entries, MemoriesRevised for updates
+// and forgets, SuggestionsChanged for held suggestions, or MemoriesSaved
+// with Err when the call or its answer failed.
 func (a *Agent) distill(cfg Config, chatID, projectDir, user, excerpt string) {
 	ctx, cancel := context.WithTimeout(a.ctx, distillTimeout)
 	defer cancel()
-	info, err := a.chats.info(chatID)
+	info, err := a.chats.Info(chatID)
 	if err != nil {
 		return // deleted meanwhile
 	}
-	var proj *projectState
-	if projectDir != "" {
-		proj, _ = a.project(projectDir) // opened by the turn already
-	}
-	res, err := a.consolidateTurn(ctx, cfg, captureMode(cfg, info), chatID, proj, user, excerpt)
+	t, _ := a.distillTurn(chatID, captureMode(cfg, info), projectDir) // the turn opened the project already
+	t.User, t.Excerpt = user, excerpt
+	res, err := a.pipe.Consolidate(ctx, a.asker(cfg), t)
 	if ctx.Err() != nil {
 		return // closing
 	}
@@ -42,32 +42,60 @@ func (a *Agent) distill(cfg Config, chatID, projectDir, user, excerpt string) {
 	a.global.pinnedEntries() // refresh the cache for the next turn
 }
 
-// consolidateTurn makes the distillation call of one turn and applies its
-// answer. An answer in prose only means nothing is worth keeping.
-func (a *Agent) consolidateTurn(ctx context.Context, cfg Config, mode CaptureMode, chatID string, proj *projectState,
-	user, excerpt string) (applied, error) {
-	shown := related(a.stores(proj), user)
-	client := a.opts.Connect(cfg.endpoint())
-	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
-		{Role: "system", Content: distillPrompt},
-		{Role: "user", Content: distillInput(shown, user, excerpt)},
-	}}
-	reply, err := a.complete(ctx, client, req, "", nil)
-	if err != nil {
-		return applied{}, err
+// distillTurn is the turn to consolidate in a chat: its capture mode and
+// its stores, the project's opened if need be (without it when that fails).
+func (a *Agent) distillTurn(chatID string, mode CaptureMode, projectDir string) (distill.Turn, error) {
+	t := distill.Turn{ChatID: chatID, Mode: mode, Global: a.global.target()}
+	if projectDir != "" {
+		proj, err := a.project(projectDir)
+		if err != nil {
+			return t, err
+		}
+		pt := proj.store.target()
+		t.Project = &pt
 	}
-	cands, err := parseDistilled(reply.Text)
-	if err != nil && !strings.ContainsAny(reply.Text, "[{") {
-		return applied{}, nil
-	}
-	if err != nil {
-		return applied{}, err
-	}
-	return a.apply(chatID, proj, mode, shown, cands), nil
+	return t, nil
 }
 
-// compactPrompt is the system prompt of a compaction call.
-const compactPrompt = `Summarise the conversation below so you can continue it without the full text. Keep what matters for the rest of the conversation: the user's goals and constraints, decisions made, facts established, code or names that are referred to, and open questions. Write plain prose or terse bullets, at most 300 words. Reply with the summary only.`
+// asker is how the pipeline calls the model: with cfg's endpoint and model,
+// through the turn's retries and error handling.
+func (a *Agent) asker(cfg Config) distill.Ask {
+	client := a.opts.Connect(cfg.endpoint())
+	return func(ctx context.Context, msgs []llm.Message) (llm.Reply, error) {
+		return a.complete(ctx, client, llm.Request{Model: cfg.Model, Messages: msgs}, "", nil)
+	}
+}
+
+// report emits the events of an applied distillation.
+func (a *Agent) report(chatID string, res distill.Outcome) {
+	for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
+		if len(res.Saved[scope]) > 0 {
+			a.emit(MemoriesSaved{ChatID: chatID, Scope: scope, Entries: res.Saved[scope]})
+		}
+	}
+	rv := res.Revised
+	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
+		a.emit(rv)
+	}
+	for _, r := range rv.Updated {
+		if r.Notice {
+			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("A memory you wrote was updated: %q is now %q. "+
+				"The earlier version is kept in its history.", distill.Clip(r.Old.Text, 80), distill.Clip(r.New.Text, 80))})
+		}
+	}
+	if res.Suggested > 0 {
+		a.emit(SuggestionsChanged{ChatID: chatID})
+	}
+	if res.Secrets > 0 {
+		a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("%d memory not saved: it looks like a secret "+
+			"(a password, key or token).", res.Secrets)})
+	}
+	changed := len(res.Saved) > 0 || len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 || res.Suggested > 0
+	if len(res.Errs) > 0 && !changed {
+		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal,
+			Err: fmt.Errorf("distill: no memory could be saved: %s", strings.Join(res.Errs, "; "))})
+	}
+}
 
 // compact summarises a chat's older messages with one model call when the
 // messages since the last summary exceed cfg.ContextChars (or always, when
@@ -75,7 +103,7 @@ const compactPrompt = `Summarise the conversation below so you can continue it w
 // before the first kept message; the older messages stay in the chat for
 // people but are no longer sent to the model.
 func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, chatID string, force bool) error {
-	c, err := a.chats.get(chatID)
+	c, err := a.chats.Get(chatID)
 	if err != nil {
 		return err
 	}
@@ -119,9 +147,9 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 		}
 		fmt.Fprintf(&t, "%s: %s\n\n", strings.ToUpper(m.Role[:1])+m.Role[1:], m.Text)
 	}
-	transcript := cutMiddle(t.String(), cfg.ContextChars, cfg.ContextChars/3, "\n[…]\n")
+	transcript := textcut.Middle(t.String(), cfg.ContextChars, cfg.ContextChars/3, "\n[…]\n")
 	req := llm.Request{Model: cfg.Model, Messages: []llm.Message{
-		{Role: "system", Content: compactPrompt},
+		{Role: "system", Content: prompts.Compact},
 		{Role: "user", Content: transcript},
 	}}
 	reply, err := a.complete(ctx, client, req, chatID, nil)
@@ -133,12 +161,12 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 		return &Error{Code: CodeBadResponse, Message: "The model returned an empty summary of the chat"}
 	}
 	at := start + keep
-	err = a.chats.update(chatID, func(c *Chat) bool {
+	err = a.chats.Update(chatID, func(c *Chat) bool {
 		if at > len(c.Messages) {
 			return false
 		}
 		msgs := append([]Message(nil), c.Messages[:at]...)
-		msgs = append(msgs, Message{ID: newMessageID(), Role: RoleSummary, Text: summary, Time: a.now()})
+		msgs = append(msgs, Message{ID: chat.NewMessageID(), Role: RoleSummary, Text: summary, Time: a.now()})
 		c.Messages = append(msgs, c.Messages[at:]...)
 		return true
 	})

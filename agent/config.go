@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/endpoint"
 	"engram/agent/llm"
 	"engram/memory"
 	"engram/memory/durable"
@@ -287,19 +288,12 @@ func (p Paths) LearnProgress() string {
 // ChatsDir is the directory with one JSON file per chat.
 func (p Paths) ChatsDir() string { return filepath.Join(p.DataDir, "chats") }
 
-// LocalEndpoints are the local OpenAI-compatible servers that ResolveConfig
-// looks for when no endpoint is configured: Ollama, then LM Studio.
-var LocalEndpoints = []string{"http://127.0.0.1:11434/v1", "http://127.0.0.1:1234/v1"}
-
-// OpenAIBaseURL is the endpoint used when only an API key is configured.
-const OpenAIBaseURL = "https://api.openai.com/v1"
-
 // probeTimeout bounds each probe of a local endpoint.
 const probeTimeout = 400 * time.Millisecond
 
 // ResolveConfig loads the config file under paths, applies the environment
 // (getenv), and fills what is missing: a key with no endpoint means
-// OpenAIBaseURL; with no endpoint and no key it probes the LocalEndpoints
+// endpoint.OpenAI; with no endpoint and no key it probes the endpoint.Local servers
 // and takes the first that answers, with its first model;
 // with an endpoint but no model it asks the endpoint for its first model.
 // The only error is an unreadable config file. When nothing is found the
@@ -311,7 +305,7 @@ func ResolveConfig(ctx context.Context, paths Paths, getenv func(string) string,
 	if err != nil {
 		return c, err
 	}
-	return detect(ctx, c, openAICompatible(client), LocalEndpoints), nil
+	return detect(ctx, c, openAICompatible(client), endpoint.Local), nil
 }
 
 // detect fills the endpoint and model of c from the first candidate that
@@ -320,7 +314,7 @@ func detect(ctx context.Context, c Config, connect Connect, candidates []string)
 	if c.BaseURL == "" && c.APIKey != "" {
 		// A key with no endpoint is an OpenAI key, as in go-openai's own
 		// default: it is never offered to whatever listens on a local port.
-		c.BaseURL = OpenAIBaseURL
+		c.BaseURL = endpoint.OpenAI
 	}
 	if c.BaseURL != "" {
 		candidates = []string{c.BaseURL}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"engram/agent/distill"
 	"engram/memory"
 )
 
@@ -24,6 +25,7 @@ func newTestAgent(t *testing.T, now func() time.Time) *Agent {
 // A pinned memory over the pinned budget used to make itself and every
 // pinned memory after it vanish from the prompt.
 func TestPinnedOverBudgetIsCutNotDropped(t *testing.T) {
+	t.Parallel()
 	a := newTestAgent(t, nil)
 	long := "The user's style guide: " + strings.Repeat("use short sentences and plain words; ", 130)
 	for _, text := range []string{"Answer in British English.", long, "Never use emoji in answers."} {
@@ -44,6 +46,7 @@ func TestPinnedOverBudgetIsCutNotDropped(t *testing.T) {
 
 // Every earlier summary of a long chat used to be re-sent each turn.
 func TestOnlyLatestSummarySent(t *testing.T) {
+	t.Parallel()
 	a := newTestAgent(t, nil)
 	c := Chat{Messages: []Message{
 		{Role: RoleUser, Text: "first"},
@@ -65,6 +68,7 @@ func TestOnlyLatestSummarySent(t *testing.T) {
 // scores of two different indexes: a small project store's scores are far
 // lower (its terms are common in it), so its best match never made the cut.
 func TestHitsOfTwoStoresComparable(t *testing.T) {
+	t.Parallel()
 	global := &storeState{st: memory.NewInMemory(memory.Options{}), scope: ScopeGlobal}
 	proj := &storeState{st: memory.NewInMemory(memory.Options{}), scope: ScopeProject}
 	var es []memory.Entry
@@ -83,7 +87,7 @@ func TestHitsOfTwoStoresComparable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hits := bestHits([]*storeState{global, proj}, "how do I deploy to staging", nil, 3, false)
+	hits := bestHits([]distill.Target{global.target(), proj.target()}, "how do I deploy to staging", nil, 3, false)
 	var scopes []Scope
 	for _, h := range hits {
 		scopes = append(scopes, h.Scope)
@@ -93,30 +97,9 @@ func TestHitsOfTwoStoresComparable(t *testing.T) {
 	}
 }
 
-// Distilled candidates of 401 to 500 characters used to pass the parser
-// (500) and then be refused by the store (400): the parser now uses the
-// store's limit, and every length the parser keeps the store accepts.
-func TestDistilledLengthsAgreeWithStore(t *testing.T) {
-	st := memory.NewInMemory(memory.Options{})
-	for n := memory.MaxAutoRunes - 2; n <= 500; n++ {
-		text := strings.Repeat("é", n)
-		got, err := parseDistilled(`[{"kind":"fact","text":"` + text + `"}]`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if kept := len(got) == 1; kept != (n <= memory.MaxAutoRunes) {
-			t.Fatalf("%d runes: kept %v", n, kept)
-		}
-		if len(got) == 1 {
-			if _, _, err := st.Add(memory.Entry{Kind: got[0].Kind, Text: got[0].Text, Source: memory.SourceAuto}); err != nil {
-				t.Fatalf("%d runes: kept by the parser, refused by the store: %v", n, err)
-			}
-		}
-	}
-}
-
 // The system prompt states today's date, from the injected clock.
 func TestPromptStatesToday(t *testing.T) {
+	t.Parallel()
 	day := time.Date(2026, 11, 3, 9, 30, 0, 0, time.UTC)
 	a := newTestAgent(t, func() time.Time { return day })
 	sys := a.prompt(Chat{}, &turnState{}, a.Config(), false)[0].Content

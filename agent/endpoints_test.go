@@ -21,6 +21,7 @@ import (
 const thought = "The user asks about Go. Go has gofmt; they like tabs."
 
 func TestReasoningKeptApartAndNeverSentBack(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		reply agenttest.Reply
@@ -82,6 +83,7 @@ func TestReasoningKeptApartAndNeverSentBack(t *testing.T) {
 // wants the reasoning_content of a tool call back in the follow-up requests
 // of the turn, and rejects it on later turns.
 func TestDeepSeekReplaysReasoningWithinTheTurn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		field  string
 		replay bool
@@ -131,6 +133,7 @@ func TestDeepSeekReplaysReasoningWithinTheTurn(t *testing.T) {
 }
 
 func TestInterruptedStreamIsKeptMarkedAndRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	h.srv.Push(agenttest.Reply{Text: "The first half of a long answer that never ends", CutAfter: 6})
 	id := h.newChat()
@@ -196,6 +199,7 @@ func countRole(msgs []agenttest.Message, role string) int {
 }
 
 func TestEmptyAndSilentStreams(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		reply       agenttest.Reply
@@ -236,6 +240,7 @@ func TestEmptyAndSilentStreams(t *testing.T) {
 }
 
 func TestAnswerOverTheLimitIsCut(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill, c.MaxAnswerBytes = true, 64<<10 }, nil)
 	h.srv.Push(agenttest.Reply{Text: strings.Repeat("All work and no play. ", 10000), PieceSize: 16 << 10})
 	id := h.newChat()
@@ -257,37 +262,37 @@ func TestAnswerOverTheLimitIsCut(t *testing.T) {
 	}
 }
 
+// TestRetryAfterIsHonoured: the endpoint's Retry-After, in seconds or as
+// an HTTP date, reaches the retry wait (capped at a minute); how long the
+// wait lasts is TestRetryWaits's, in fake time.
 func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil) // RetryDelay is 1ms
-	h.srv.Push(agenttest.Reply{Status: 429, Message: "Rate limit reached", RetryAfter: "1"},
-		agenttest.Reply{Text: "Now."})
 	id := h.newChat()
-	log := h.turn(id, "hello")
-	if log.done.Err != nil {
-		t.Fatal(log.done.Err)
+	for _, tc := range []struct{ header, says string }{
+		{"30", "retrying in 30s, as it asked"},
+		{time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), "retrying in 1m0s, as it asked"},
+	} {
+		h.srv.Push(agenttest.Reply{Status: 429, Message: "Rate limit reached", RetryAfter: tc.header})
+		if err := h.a.Send(context.Background(), id, "hello"); err != nil {
+			t.Fatal(err)
+		}
+		n := h.next(func(e agent.Event) bool { _, ok := e.(agent.Notice); return ok }).(agent.Notice)
+		if !strings.Contains(n.Text, tc.says) {
+			t.Errorf("Retry-After %s: notice %q", tc.header, n.Text)
+		}
+		h.a.Cancel(id)
+		if log := h.until(id); !errors.Is(log.done.Err, context.Canceled) {
+			t.Errorf("Retry-After %s: TurnDone.Err = %v, want canceled in the wait", tc.header, log.done.Err)
+		}
 	}
-	reqs := h.srv.Requests()
-	if gap := reqs[1].Received.Sub(reqs[0].Received); gap < time.Second {
-		t.Errorf("retried after %s; the endpoint asked for 1s", gap)
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2 (none retried)", n)
 	}
-	if n := of[agent.Notice](log.events); len(n) != 1 || !strings.Contains(n[0].Text, "retrying in 1s, as it asked") {
-		t.Errorf("notices %+v", n)
-	}
-
-	// An HTTP date an hour away is capped at a minute.
-	h.srv.Push(agenttest.Reply{Status: 503, RetryAfter: time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)})
-	if err := h.a.Send(context.Background(), id, "again"); err != nil {
-		t.Fatal(err)
-	}
-	n := h.next(func(e agent.Event) bool { _, ok := e.(agent.Notice); return ok }).(agent.Notice)
-	if !strings.Contains(n.Text, "retrying in 1m0s, as it asked") {
-		t.Errorf("notice %q", n.Text)
-	}
-	h.a.Cancel(id)
-	h.until(id)
 }
 
 func TestErrorsSayWhatTheServerSaid(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		reply agenttest.Reply
 		code  agent.Code
@@ -314,6 +319,7 @@ func TestErrorsSayWhatTheServerSaid(t *testing.T) {
 // TestServerBodiesMapToRetries: refusals in the words (and body shapes)
 // of Ollama take the retry-without-tools and compact-and-retry paths.
 func TestServerBodiesMapToRetries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Status: 400, Body: `{"error":"registry.ollama.ai/library/gemma:2b does not support tools"}`},
 		agenttest.Reply{Text: "Plain answer."})
@@ -336,6 +342,7 @@ func TestServerBodiesMapToRetries(t *testing.T) {
 }
 
 func TestQuirkyToolCallsRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.Push(agenttest.Reply{Text: "Saving both.", ArgsAsObject: true, UsageInFinish: true, ToolCalls: []agenttest.ToolCall{
 		{Name: "memory_write", Args: `{"kind":"preference","text":"The user likes tabs."}`},
@@ -369,6 +376,7 @@ func TestQuirkyToolCallsRun(t *testing.T) {
 }
 
 func TestPlainTextAnswerToToolsAndRefusedStreamOptions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	h.srv.RejectStreamOptions = true
 	h.srv.Push(agenttest.Reply{Text: "I can't call tools, but: use tabs.", Finish: "tool_calls"})
@@ -386,6 +394,7 @@ func TestPlainTextAnswerToToolsAndRefusedStreamOptions(t *testing.T) {
 // TestReasoningModelDistills: a reasoning model's distillation answer
 // thinks first; only the answer after the thinking is parsed.
 func TestReasoningModelDistills(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
 	h.srv.Push(agenttest.Reply{Text: "<think>A greeting with a fact.</think>Nice to meet you."},
 		agenttest.Reply{Text: `<think>The user gave their city: a fact. [not this]</think>` +

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"engram/agent/internal/textcut"
 	"engram/agent/llm"
 )
 
@@ -147,7 +148,7 @@ func serverSaid(msg string) string {
 		return ""
 	}
 	if len(msg) > maxServerWords {
-		msg = cutUTF8(msg, maxServerWords) + "…"
+		msg = textcut.UTF8(msg, maxServerWords) + "…"
 	}
 	return ". The server said: " + strings.TrimRight(msg, ".")
 }

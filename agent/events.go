@@ -6,30 +6,32 @@ import (
 	"engram/memory"
 )
 
-// Event is something the agent reports on its event channel. Every event
-// names the chat it belongs to ("" for events about files or settings).
+// Event is something the agent reports on its event channel, Events.
+// Every event names the chat it belongs to ("" for events about files or
+// settings). Delivery rules:
 //
-// Delivery rules: Delta and ReasoningDelta events may be merged (several
-// deltas of a chat arrive as one with the concatenated text); every other
-// event is always delivered, and all events come in the order they
-// happened (until Close; see the package doc).
+//   - every event is delivered, in the order it happened, except that
+//     consecutive Delta events of a chat that the consumer has not yet
+//     received are merged into one with the concatenated text, and so are
+//     consecutive ReasoningDelta events: deltas are never dropped, only
+//     coalesced when the consumer is slower than the stream (eventq.go);
+//   - a turn's events come in the order TurnStarted, RecallDone, then Delta,
+//     ReasoningDelta (between ThinkingStarted and ThinkingDone), ToolCall
+//     and ToolResult as they happen, then TurnDone last; its Notices
+//     (retries, compaction, a chat that could not be saved…) come between
+//     TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised and
+//     SuggestionsChanged of its consolidation come after its TurnDone (a
+//     memory tool's MemoriesRevised comes with its ToolResult);
+//   - MemoryChanged (a store changed, by the agent, the person or another
+//     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
+//     at any time;
+//   - the agent never blocks on the consumer (events queue without bound),
+//     but the consumer should keep reading; after Close the channel is
+//     closed and events not yet received may be lost.
+//
+// When TurnDone arrives, the chat accepts the next Send.
 type Event interface {
 	Chat() string
-}
-
-// Scope says which memory store an entry or hit belongs to.
-type Scope string
-
-// The memory scopes.
-const (
-	ScopeGlobal  Scope = "global"
-	ScopeProject Scope = "project"
-)
-
-// RecalledHit is a recall hit with the store it came from.
-type RecalledHit struct {
-	memory.Hit
-	Scope Scope
 }
 
 // TurnStarted opens a turn: the user's message has been recorded. Text is
@@ -113,12 +115,6 @@ type ToolResult struct {
 type Notice struct {
 	ChatID string
 	Text   string
-}
-
-// Usage counts the tokens a turn used, as the endpoint reported them.
-type Usage struct {
-	PromptTokens     int
-	CompletionTokens int
 }
 
 // TurnDone closes a turn. Err is nil on success, a context error when it was

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"engram/agent/internal/textcut"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"engram/memory/durable"
 )
@@ -148,7 +148,7 @@ func (in *Instructions) loadLocked() bool {
 	text := string(b)
 	if len(b) > MaxInstructionsSize || st.Size() > MaxInstructionsSize {
 		in.info.Truncated = true
-		text = cutUTF8(text, MaxInstructionsSize)
+		text = textcut.UTF8(text, MaxInstructionsSize)
 		if i := strings.LastIndexByte(text, '\n'); i > MaxInstructionsSize-1024 {
 			text = text[:i]
 		}
@@ -213,30 +213,4 @@ func (a *Agent) instructionsAt(path string) (*Instructions, error) {
 		}
 	}
 	return nil, fmt.Errorf("instructions %s: not an AGENTS.md Engram follows", path)
-}
-
-// cutUTF8 returns at most n bytes of s, not splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// cutMiddle returns s when it has at most limit bytes, and otherwise its
-// first head bytes, gap, and its end, limit bytes in all (more only when
-// head and gap alone exceed it), not splitting a character: the start and
-// the end of a text are where requests and conclusions are.
-func cutMiddle(s string, limit, head int, gap string) string {
-	if len(s) <= limit {
-		return s
-	}
-	start := len(s) - max(0, limit-head-len(gap))
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	return cutUTF8(s, head) + gap + s[start:]
 }

@@ -11,72 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"engram/agent/endpoint"
 	"engram/agent/llm"
 )
 
-func TestEventQueueMergesDeltasKeepsOthers(t *testing.T) {
-	q := newEventQueue()
-	defer q.close()
-	// Nobody reads yet: the deltas pile up and merge; other events stay.
-	var want strings.Builder
-	q.emit(TurnStarted{ChatID: "a"})
-	for i := 0; i < 1000; i++ {
-		s := fmt.Sprintf("%d,", i)
-		want.WriteString(s)
-		q.emit(Delta{ChatID: "a", Text: s})
-		if i == 500 {
-			q.emit(ToolCall{ChatID: "a", CallID: "x"})
-		}
-	}
-	q.emit(Delta{ChatID: "b", Text: "other chat"})
-	q.emit(TurnDone{ChatID: "a"})
-
-	var got strings.Builder
-	var order []string
-	for e := range q.out {
-		switch e := e.(type) {
-		case Delta:
-			if e.ChatID == "a" {
-				got.WriteString(e.Text)
-			}
-			if len(order) == 0 || order[len(order)-1] != "Delta:"+e.ChatID {
-				order = append(order, "Delta:"+e.ChatID)
-			}
-		default:
-			order = append(order, fmt.Sprintf("%T", e))
-		}
-		if _, ok := e.(TurnDone); ok {
-			break
-		}
-	}
-	if got.String() != want.String() {
-		t.Errorf("deltas lost or reordered: got %d bytes, want %d", got.Len(), want.Len())
-	}
-	wantOrder := []string{"agent.TurnStarted", "Delta:a", "agent.ToolCall", "Delta:a", "Delta:b", "agent.TurnDone"}
-	if fmt.Sprint(order) != fmt.Sprint(wantOrder) {
-		t.Errorf("order = %v, want %v", order, wantOrder)
-	}
-}
-
-func TestEventQueueCloseWithoutReader(t *testing.T) {
-	q := newEventQueue()
-	for i := 0; i < eventBuffer*2; i++ {
-		q.emit(Notice{Text: fmt.Sprint(i)})
-	}
-	q.close() // must not block
-	q.emit(Notice{Text: "after close"})
-	n := 0
-	for range q.out {
-		n++
-	}
-	if n == 0 || n > eventBuffer {
-		t.Errorf("%d events after close", n)
-	}
-}
-
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	api := func(status int, code, msg string) error {
 		return fmt.Errorf("chat completion: %w", &llm.StatusError{Status: status, Code: code, Message: msg})
 	}
@@ -120,6 +61,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestConfigLoadSaveEnv(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "engram", "config.json")
 	c, err := LoadConfig(path, nil)
 	if err != nil || c != DefaultConfig() {
@@ -185,6 +127,7 @@ func modelsServer(t *testing.T, ids ...string) string {
 }
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	dead := "http://127.0.0.1:1/v1" // nothing listens on port 1
 	live := modelsServer(t, "llama3.2", "qwen")
 	ctx := context.Background()
@@ -209,6 +152,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestDetectKeyWithoutEndpointMeansOpenAI(t *testing.T) {
+	t.Parallel()
 	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the key was offered to a local server: %s %s", r.Method, r.URL)
 	}))
@@ -221,8 +165,8 @@ func TestDetectKeyWithoutEndpointMeansOpenAI(t *testing.T) {
 	c := DefaultConfig()
 	c.APIKey = "sk-test"
 	got := detect(context.Background(), c, openAICompatible(client), []string{local.URL + "/v1"})
-	if got.BaseURL != OpenAIBaseURL {
-		t.Errorf("BaseURL = %q, want %q", got.BaseURL, OpenAIBaseURL)
+	if got.BaseURL != endpoint.OpenAI {
+		t.Errorf("BaseURL = %q, want %q", got.BaseURL, endpoint.OpenAI)
 	}
 	if len(asked) != 1 || asked[0] != "api.openai.com" {
 		t.Errorf("probed %v, want only api.openai.com", asked)
@@ -235,6 +179,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestResolveConfigUsesFileAndEnv(t *testing.T) {
+	t.Parallel()
 	live := modelsServer(t, "served")
 	paths := DefaultPaths(t.TempDir(), t.TempDir())
 	env := map[string]string{"OPENAI_BASE_URL": live}
@@ -245,6 +190,7 @@ func TestResolveConfigUsesFileAndEnv(t *testing.T) {
 }
 
 func TestInstructionsLoader(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "AGENTS.md")
 	in := NewInstructions(path)
 	if text, _ := in.Text(); text != "" || in.Info().Found {
@@ -293,54 +239,5 @@ func TestInstructionsLoader(t *testing.T) {
 	}
 	if text, changed := in.Text(); text != "" || !changed || in.Info().Found {
 		t.Errorf("after delete: %q changed=%v", text, changed)
-	}
-}
-
-func TestTitleFrom(t *testing.T) {
-	tests := map[string]string{
-		"Hello":                          "Hello",
-		"  first line\nsecond line":      "first line",
-		"tabs\tand   spaces":             "tabs and spaces",
-		"":                               "New chat",
-		strings.Repeat("word ", 30):      strings.TrimSpace(strings.Repeat("word ", 12)) + "…",
-		strings.Repeat("ü", 100):         strings.Repeat("ü", 60) + "…",
-		"What is the capital of France?": "What is the capital of France?",
-	}
-	for in, want := range tests {
-		if got := titleFrom(in); got != want {
-			t.Errorf("titleFrom(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestChatStoreSkipsBadFiles(t *testing.T) {
-	dir := t.TempDir()
-	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	cs, err := loadChats(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := cs.create(true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "other.json"), []byte(`{"id":"mismatch"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	again, err := loadChats(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l := again.list(); len(l) != 1 || l[0].ID != info.ID || !l[0].AutoRecall {
-		t.Errorf("list = %+v", l)
-	}
-	if len(again.errs) != 2 {
-		t.Errorf("errs = %v", again.errs)
-	}
-	if !validChatID(info.ID) || validChatID("../x") || validChatID("") {
-		t.Error("validChatID")
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"engram/memory"
 )
 
-// live follows the files people change while the agent runs: memory.json,
-// AGENTS.md and config.json in the config dir, and for each project folder
-// pinned to a chat its AGENTS.md and its memory.json under the config dir.
-// One watch.Watcher serves them all; its callbacks run one at a time on its
-// goroutine.
+// live follows the files people change while the agent runs, by watching
+// their directories: memory.json, AGENTS.md and config.json in the config
+// dir, and for each project folder pinned to a chat its AGENTS.md and its
+// memory.json under the config dir. One watch.Watcher serves them all; its
+// callbacks run one at a time on its goroutine.
 //
 //   - memory.json and the conflict copies sync tools write beside it
 //     (merged by Reload; a Notice gives the count): the echo of the
@@ -26,7 +26,8 @@ import (
 //     (a *memory.UnparsableError) says what is wrong, on every save, until
 //     the file is fixed.
 //   - AGENTS.md: reloaded and reported as InstructionsChanged; the next
-//     turn's prompt uses the new text.
+//     turn's prompt uses the new text (one over MaxInstructionsSize is cut,
+//     with a warning).
 //   - config.json: reloaded and used from the next turn on (a Notice says
 //     so), with the environment's endpoint, key and model still winning
 //     over it as configSource describes. A file that does not parse keeps

@@ -135,6 +135,7 @@ func liveTexts(st *memory.Store) []string {
 func has(st *memory.Store, text string) bool { return slices.Contains(liveTexts(st), text) }
 
 func TestLiveMemoryEditsArePickedUp(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		write func(t *testing.T) func(string, []byte)
@@ -183,6 +184,7 @@ func mustAddMemory(t *testing.T, st *memory.Store, text string) memory.Entry {
 }
 
 func TestLiveMemoryDeletedAndRecreated(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	mustAddMemory(t, st, "The user prefers tea.")
@@ -218,6 +220,7 @@ func TestLiveMemoryDeletedAndRecreated(t *testing.T) {
 }
 
 func TestLiveOwnWriteIsNotEchoed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	mustAddMemory(t, st, "The user likes Go.")
@@ -247,6 +250,7 @@ func TestLiveOwnWriteIsNotEchoed(t *testing.T) {
 }
 
 func TestLiveBrokenEditKeepsMemories(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	mustAddMemory(t, st, "The user's editor is Helix.")
@@ -301,6 +305,8 @@ func TestLiveBrokenEditKeepsMemories(t *testing.T) {
 	}
 }
 
+// TestLiveConcurrentStoresLoseNothing is a stress test, not parallel, so that it does not slow
+// the timed tests beside it.
 func TestLiveConcurrentStoresLoseNothing(t *testing.T) {
 	stress(t)
 	h := newHarness(t, nil, nil)
@@ -341,6 +347,7 @@ func TestLiveConcurrentStoresLoseNothing(t *testing.T) {
 }
 
 func TestLiveInstructionsReachTheNextPrompt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	chat := h.newChat()
 	path := h.paths.GlobalInstructions()
@@ -400,6 +407,7 @@ func TestLiveInstructionsReachTheNextPrompt(t *testing.T) {
 }
 
 func TestLiveInstructionsChangeReportedOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	chat := h.newChat()
 	path := h.paths.GlobalInstructions()
@@ -438,6 +446,7 @@ func lastRequest(t *testing.T, srv *agenttest.Server) agenttest.Request {
 }
 
 func TestLiveProjectFiles(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	proj := t.TempDir()
 	chat := h.newChat()
@@ -480,6 +489,7 @@ func instructionsOf(path string) func(agent.Event) bool {
 }
 
 func TestLivePinnedProjectsFollowedFromStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
 	proj := t.TempDir()
@@ -530,6 +540,7 @@ func TestLivePinnedProjectsFollowedFromStart(t *testing.T) {
 }
 
 func TestLiveConfigReload(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	chat := h.newChat()
 	start := h.a.Config()
@@ -587,6 +598,7 @@ func envAgent(t *testing.T, file agent.Config, env map[string]string) (*agent.Ag
 }
 
 func TestLiveEnvironmentOverridesSurviveReload(t *testing.T) {
+	t.Parallel()
 	file := agent.DefaultConfig()
 	file.BaseURL, file.Model = "http://file/v1", "file-model"
 	a, paths := envAgent(t, file, map[string]string{agent.EnvModel: "env-model"})
@@ -606,6 +618,7 @@ func TestLiveEnvironmentOverridesSurviveReload(t *testing.T) {
 }
 
 func TestSetConfigWritesOnlyWhatThePersonSet(t *testing.T) {
+	t.Parallel()
 	const envKey = "sk-env-secret-5678"
 	file := agent.DefaultConfig()
 	file.BaseURL, file.APIKey, file.Model = "http://file/v1", "sk-file-key-0000", "file-model"
@@ -692,6 +705,8 @@ func TestSetConfigWritesOnlyWhatThePersonSet(t *testing.T) {
 	}
 }
 
+// TestLiveCloseLeavesNoGoroutines is not parallel: it counts the goroutines
+// of the whole test process.
 func TestLiveCloseLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
@@ -755,6 +770,7 @@ func (c *liveClock) Advance(d time.Duration) {
 }
 
 func TestLiveConcurrentEditOfOneEntry(t *testing.T) {
+	t.Parallel()
 	clock := &liveClock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
 	h := newHarness(t, nil, func(o *agent.Options) { o.Now = clock.Now })
 	st := h.store(agent.ScopeGlobal, "")
@@ -817,6 +833,8 @@ func buildEngramctl(t *testing.T) string {
 	return bin
 }
 
+// TestLiveAppAndEngramctlLoseNothing is a stress test, not parallel, so that it does not slow
+// the timed tests beside it.
 func TestLiveAppAndEngramctlLoseNothing(t *testing.T) {
 	stress(t)
 	bin := buildEngramctl(t)
@@ -875,6 +893,7 @@ func TestLiveAppAndEngramctlLoseNothing(t *testing.T) {
 }
 
 func TestLiveSymlinkedMemoryFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
 	dotfiles := filepath.Join(dir, "dotfiles")
@@ -910,6 +929,7 @@ func TestLiveSymlinkedMemoryFile(t *testing.T) {
 // A conflict copy a sync tool writes beside memory.json while the app runs
 // is merged, moved out of the folder, and reported with the count.
 func TestLiveConflictCopyMerged(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	h := newHarness(t, nil, func(o *agent.Options) { o.Memory.StateDir = state })
 	st := h.store(agent.ScopeGlobal, "")

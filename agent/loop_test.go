@@ -106,6 +106,7 @@ func offered(reqs []llm.Request) []int {
 }
 
 func TestLoopToolRoundTrip(t *testing.T) {
+	t.Parallel()
 	write := llm.ToolCall{ID: "w1", Name: "memory_write", Args: `{"kind":"fact","text":"The user's cat is Tom."}`}
 	h, s := newScripted(t, 0,
 		step{calls: []llm.ToolCall{write}, usage: llm.Usage{PromptTokens: 100, CompletionTokens: 10}},
@@ -148,6 +149,7 @@ func TestLoopToolRoundTrip(t *testing.T) {
 }
 
 func TestLoopToolsUnsupported(t *testing.T) {
+	t.Parallel()
 	t.Run("asked again without tools", func(t *testing.T) {
 		h, s := newScripted(t, 0,
 			step{err: refusal(400, "", "registry.ollama.ai/library/gemma:2b does not support tools")},
@@ -183,6 +185,7 @@ func TestLoopToolsUnsupported(t *testing.T) {
 }
 
 func TestLoopContextTooLong(t *testing.T) {
+	t.Parallel()
 	tooLong := refusal(400, "context_length_exceeded invalid_request_error", "maximum context length is 8192 tokens")
 	search := llm.ToolCall{ID: "s1", Name: "memory_search", Args: `{"query":"pears"}`}
 	t.Run("compacted, asked again, and the retry is no step", func(t *testing.T) {
@@ -236,6 +239,7 @@ func TestLoopContextTooLong(t *testing.T) {
 }
 
 func TestLoopRetries(t *testing.T) {
+	t.Parallel()
 	t.Run("429 and 5xx before text", func(t *testing.T) {
 		h, s := newScripted(t, 0,
 			step{err: refusal(429, "", "Rate limit reached")},
@@ -283,6 +287,7 @@ func TestLoopRetries(t *testing.T) {
 }
 
 func TestLoopLastStepOffersNoTools(t *testing.T) {
+	t.Parallel()
 	search := llm.ToolCall{ID: "s", Name: "memory_search", Args: `{"query":"x"}`}
 	h, s := newScripted(t, 3, step{calls: []llm.ToolCall{search}}, step{calls: []llm.ToolCall{search}},
 		step{calls: []llm.ToolCall{search}})

@@ -5,15 +5,9 @@ import (
 	"strings"
 
 	"engram/agent/llm"
+	"engram/agent/prompts"
 	"engram/memory"
 )
-
-// baseInstructions open every system prompt.
-const baseInstructions = `You are Engram, a helpful assistant with a long-term memory that persists between conversations.
-Answer the user directly and concisely. When memories below are relevant, use them; when they conflict with what the user says now, trust the user.`
-
-// toolInstructions describe the memory tools when they are offered.
-const toolInstructions = `You have memory tools. Use memory_write when the user states a lasting preference, corrects you, or tells you a stable fact worth keeping (one short self-contained sentence per memory; scope "project" for facts about the pinned project). Use memory_search to look up what you may know, memory_update to fix a memory (the old version is kept as history), and memory_forget when the user asks you to forget something or a memory is no longer true; the memories shown to you carry their IDs ("- [kind · id · date]"), so you can pass those directly. Never save passwords, API keys, tokens or other secrets. Do not announce routine memory writes at length.`
 
 // pinnedBudget bounds the characters (runes) of the pinned-memories
 // section; memory.RenderPinned shares it out so none is dropped silently.
@@ -27,10 +21,10 @@ const pinnedBudget = 4000
 // stable, cacheable prefix.
 func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Message {
 	var b strings.Builder
-	b.WriteString(baseInstructions)
+	b.WriteString(prompts.Base)
 	if tools {
 		b.WriteString("\n\n")
-		b.WriteString(toolInstructions)
+		b.WriteString(prompts.Tools)
 	}
 	section := func(title, body string) {
 		if body = strings.TrimSpace(body); body != "" {
@@ -88,7 +82,7 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Mess
 		}
 	}
 	if ts.prefix != "" {
-		msgs = append(msgs, llm.Message{Role: "user", Content: continueInstruction})
+		msgs = append(msgs, llm.Message{Role: "user", Content: prompts.Continue})
 	}
 	return msgs
 }

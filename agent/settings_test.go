@@ -9,39 +9,8 @@ import (
 	"engram/agent/agenttest"
 )
 
-func TestDefaultModel(t *testing.T) {
-	for _, tc := range []struct {
-		models []string
-		want   string
-	}{
-		{nil, ""},
-		{[]string{"text-embedding-3-small", "whisper-1", "gpt-4o", "gpt-4o-mini"}, "gpt-4o-mini"},
-		{[]string{"nomic-embed-text", "qwen2.5:7b", "llama3"}, "qwen2.5:7b"},
-		{[]string{"deepseek-reasoner", "deepseek-chat"}, "deepseek-chat"},
-		{[]string{"bge-rerank"}, "bge-rerank"},
-	} {
-		if got := agent.DefaultModel(tc.models); got != tc.want {
-			t.Errorf("DefaultModel(%q) = %q, want %q", tc.models, got, tc.want)
-		}
-	}
-}
-
-func TestPresetOf(t *testing.T) {
-	for url, want := range map[string]string{
-		"http://localhost:11434/v1":  "Ollama",
-		"http://127.0.0.1:1234":      "LM Studio",
-		"https://api.openai.com/v1/": "OpenAI",
-		"http://10.0.0.2:11434/v1":   "",
-		"not a url":                  "",
-	} {
-		p, _ := agent.PresetOf(url)
-		if p.Name != want {
-			t.Errorf("PresetOf(%q) = %q, want %q", url, p.Name, want)
-		}
-	}
-}
-
 func TestConfigSourcesAndModelsAt(t *testing.T) {
+	t.Parallel()
 	file := agent.DefaultConfig()
 	file.BaseURL = "http://file/v1"
 	a, _ := envAgent(t, file, map[string]string{agent.EnvModel: "env-model", agent.EnvAPIKey: "sk-env-key-9876"})

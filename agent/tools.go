@@ -1,216 +1,43 @@
 package agent
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
 	"sync"
-	"time"
 
+	"engram/agent/distill"
 	"engram/agent/llm"
-	"engram/memory"
+	"engram/agent/memtools"
 )
 
-// The memory tools.
+// The memory tools, by the names the model calls.
 const (
-	ToolMemoryWrite  = "memory_write"
-	ToolMemorySearch = "memory_search"
-	ToolMemoryUpdate = "memory_update"
-	ToolMemoryForget = "memory_forget"
+	ToolMemoryWrite  = memtools.Write
+	ToolMemorySearch = memtools.Search
+	ToolMemoryUpdate = memtools.Update
+	ToolMemoryForget = memtools.Forget
 )
 
-// toolDefs are offered to the model on every step but the last.
-var toolDefs = []llm.Tool{
-	{Name: ToolMemoryWrite, Description: "Save a memory that will matter in future conversations: a preference, " +
-		"a correction, a lesson or a fact. One short self-contained sentence.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"kind":{"type":"string","enum":["preference","correction","lesson","fact"]},` +
-			`"text":{"type":"string","description":"the memory, one self-contained sentence"},` +
-			`"scope":{"type":"string","enum":["global","project"],"description":"project: only about the pinned project folder (default global)"}},` +
-			`"required":["kind","text"]}`)},
-	{Name: ToolMemorySearch, Description: "Search the saved memories. Returns the best matches with their IDs.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)},
-	{Name: ToolMemoryUpdate, Description: "Replace a saved memory with a corrected version, by the ID it was " +
-		"shown with; the old version is kept as history.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},` +
-			`"text":{"type":"string"}},"required":["id","text"]}`)},
-	{Name: ToolMemoryForget, Description: "Forget a saved memory, by the ID it was shown with, when the user asks " +
-		"to forget it or it is no longer true. A memory the user wrote is only proposed for forgetting; the user decides.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},` +
-			`"reason":{"type":"string"}},"required":["id"]}`)},
-}
-
-// toolArgs are the arguments of any memory tool.
-type toolArgs struct {
-	Kind   string `json:"kind"`
-	Text   string `json:"text"`
-	Scope  string `json:"scope"`
-	Query  string `json:"query"`
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-}
-
-// searchResults is how many memories memory_search returns at most.
-const searchResults = 8
-
-// runTool executes a tool call of a turn. The error, if any, goes back to
+// runTool executes a tool call of a turn through the memory tools and
+// reports what it changed besides adding. The error, if any, goes back to
 // the model.
 func (a *Agent) runTool(ts *turnState, call llm.ToolCall) (string, error) {
-	proj := ts.project
-	var args toolArgs
-	raw := strings.TrimSpace(call.Args)
-	if raw == "" {
-		raw = "{}"
+	s := memtools.Session{
+		Global: a.global.target(),
+		Shown:  chatShown{seen: &a.seen, chatID: ts.chatID},
+		Recall: func(stores []distill.Target, query string, k int) []RecalledHit {
+			return bestHits(stores, query, nil, k, false)
+		},
+		Propose: a.pipe.Propose,
 	}
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		return "", fmt.Errorf("the arguments of %s are not valid: %v", call.Name, err)
+	if ts.project != nil {
+		pt := ts.project.store.target()
+		s.Project = &pt
 	}
-	switch call.Name {
-	case ToolMemoryWrite:
-		return a.toolWrite(ts.chatID, proj, args)
-	case ToolMemorySearch:
-		return a.toolSearch(ts.chatID, proj, args)
-	case ToolMemoryUpdate:
-		return a.toolUpdate(ts.chatID, proj, args)
-	case ToolMemoryForget:
-		return a.toolForget(ts.chatID, proj, args)
+	out, rv, err := s.Run(call.Name, call.Args)
+	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
+		rv.ChatID = ts.chatID
+		a.report(ts.chatID, distill.Outcome{Revised: rv})
 	}
-	return "", fmt.Errorf("there is no tool %q; the tools are memory_write, memory_search, memory_update "+
-		"and memory_forget", call.Name)
-}
-
-func (a *Agent) toolWrite(chatID string, proj *projectState, args toolArgs) (string, error) {
-	if args.Kind == "" {
-		return "", errors.New(`"kind" is required: preference, correction, lesson or fact`)
-	}
-	kind, err := memory.ParseKind(args.Kind)
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(args.Text) == "" {
-		return "", errors.New(`"text" is required`)
-	}
-	if err := refuseSecret(args.Text); err != nil {
-		return "", err
-	}
-	ss := a.global
-	switch strings.ToLower(strings.TrimSpace(args.Scope)) {
-	case "", string(ScopeGlobal):
-	case string(ScopeProject):
-		if proj == nil {
-			return "", errors.New(`no project folder is pinned to this chat; use scope "global"`)
-		}
-		ss = proj.store
-	default:
-		return "", fmt.Errorf(`unknown scope %q: use "global" or "project"`, args.Scope)
-	}
-	e, added, err := ss.st.Add(memory.Entry{Kind: kind, Text: strings.TrimSpace(args.Text), Source: memory.SourceTool})
-	if err != nil {
-		return "", fmt.Errorf("could not save the memory: %w", err)
-	}
-	a.seen.add(chatID, e.ID)
-	if !added {
-		return fmt.Sprintf("Already remembered as %s (%s): %s", e.ID, e.Kind, e.Text), nil
-	}
-	return fmt.Sprintf("Saved memory %s (%s, %s).", e.ID, e.Kind, ss.scope), nil
-}
-
-func (a *Agent) toolSearch(chatID string, proj *projectState, args toolArgs) (string, error) {
-	q := strings.TrimSpace(args.Query)
-	if q == "" {
-		return "", errors.New(`"query" is required`)
-	}
-	hits := bestHits(a.stores(proj), q, nil, searchResults, false)
-	if len(hits) == 0 {
-		return "No memories match.", nil
-	}
-	var b strings.Builder
-	for _, h := range hits {
-		a.seen.add(chatID, h.Entry.ID)
-		fmt.Fprintf(&b, "- id=%s scope=%s kind=%s date=%s: %s\n", h.Entry.ID, h.Scope, h.Entry.Kind,
-			memory.Confirmed(h.Entry).UTC().Format(time.DateOnly), h.Entry.Text)
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
-}
-
-// toolUpdate replaces a memory the model was shown by a new version (a
-// supersede: the old stays as history). Updating a memory the person
-// wrote, kept or pinned also tells the person.
-func (a *Agent) toolUpdate(chatID string, proj *projectState, args toolArgs) (string, error) {
-	target, err := a.shownTarget(chatID, proj, args.ID)
-	if err != nil {
-		return "", err
-	}
-	text := strings.TrimSpace(args.Text)
-	if text == "" {
-		return "", errors.New(`"text" is required; use memory_forget to delete a memory`)
-	}
-	if err := refuseSecret(text); err != nil {
-		return "", err
-	}
-	if sameText(target.e.Text, text) {
-		return fmt.Sprintf("Memory %s already says that; nothing changed.", target.e.ID), nil
-	}
-	var kind memory.Kind
-	if args.Kind != "" {
-		if kind, err = memory.ParseKind(args.Kind); err != nil {
-			return "", err
-		}
-	}
-	rev, err := supersede(target, kind, text, memory.SourceTool)
-	if err != nil {
-		return "", fmt.Errorf("could not update memory %s: %w", args.ID, err)
-	}
-	a.seen.add(chatID, rev.New.ID)
-	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Updated: []Revision{rev}}})
-	return fmt.Sprintf("Updated memory %s: it is now %s (the old version is kept as history): %s",
-		rev.Old.ID, rev.New.ID, rev.New.Text), nil
-}
-
-// toolForget forgets a memory the model was shown; one the person wrote,
-// kept or pinned is only proposed for forgetting, and the person decides.
-func (a *Agent) toolForget(chatID string, proj *projectState, args toolArgs) (string, error) {
-	target, err := a.shownTarget(chatID, proj, args.ID)
-	if err != nil {
-		return "", err
-	}
-	f := Forgotten{Scope: target.ss.scope, Dir: target.ss.dir, Entry: target.e, Reason: oneLineText(args.Reason)}
-	if personal(target.e) {
-		a.propose(f)
-		a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Proposed: []Forgotten{f}}})
-		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
-			"to confirm.", target.e.ID), nil
-	}
-	if _, err := target.ss.st.Forget(target.e.ID); err != nil {
-		return "", fmt.Errorf("could not forget memory %s: %w", args.ID, err)
-	}
-	a.report(chatID, applied{revised: MemoriesRevised{ChatID: chatID, Forgotten: []Forgotten{f}}})
-	return fmt.Sprintf("Forgot memory %s.", args.ID), nil
-}
-
-// refuseSecret is the tools' answer to a text that looks like a secret.
-func refuseSecret(text string) error {
-	if what, ok := memory.Secret(text); ok {
-		return fmt.Errorf("%w (%s). Tell the user it was not saved; do not repeat it", memory.ErrSecret, what)
-	}
-	return nil
-}
-
-// shownTarget finds the live memory id names, which must be one the model
-// was shown in this chat (recalled, pinned, found or written).
-func (a *Agent) shownTarget(chatID string, proj *projectState, id string) (shownMemory, error) {
-	id = strings.TrimSpace(id)
-	ss, err := a.storeOf(proj, id)
-	if err != nil {
-		return shownMemory{}, err
-	}
-	e, _ := ss.st.Get(id)
-	if !a.seen.has(chatID, id) && !e.Pinned {
-		return shownMemory{}, fmt.Errorf("memory %s was not shown to you in this chat; find it with memory_search "+
-			"first", id)
-	}
-	return shownMemory{ss: ss, e: e}, nil
+	return out, err
 }
 
 // seenIDs are the memory IDs shown to the model, by chat: recalled into
@@ -241,24 +68,11 @@ func (s *seenIDs) has(chatID, id string) bool {
 	return s.ids[chatID][id]
 }
 
-// stores are the stores a turn sees: global, then the project's.
-func (a *Agent) stores(proj *projectState) []*storeState {
-	if proj == nil {
-		return []*storeState{a.global}
-	}
-	return []*storeState{a.global, proj.store}
+// chatShown is the memtools.Shown of one chat.
+type chatShown struct {
+	seen   *seenIDs
+	chatID string
 }
 
-// storeOf finds the store that holds a live memory.
-func (a *Agent) storeOf(proj *projectState, id string) (*storeState, error) {
-	id = strings.TrimSpace(id)
-	if id == "" {
-		return nil, errors.New(`"id" is required; find IDs with memory_search`)
-	}
-	for _, ss := range a.stores(proj) {
-		if e, ok := ss.st.Get(id); ok && e.Live() {
-			return ss, nil
-		}
-	}
-	return nil, fmt.Errorf("no memory has the ID %q; find IDs with memory_search", id)
-}
+func (c chatShown) Add(ids ...string)  { c.seen.add(c.chatID, ids...) }
+func (c chatShown) Has(id string) bool { return c.seen.has(c.chatID, id) }

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSearchUpdateForgetTools(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	st := h.store(agent.ScopeGlobal, "")
 	e, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user's dog is called Rex.", Source: memory.SourceUser})

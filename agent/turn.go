@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"engram/agent/chat"
+	"engram/agent/distill"
 	"engram/agent/llm"
+	"engram/agent/memtools"
 )
 
 // turnState is what one turn accumulates.
@@ -35,12 +38,24 @@ const maxRetryWait = 60 * time.Second
 
 // turn runs one turn that start prepares (Send's appends the user's
 // message); it always ends with TurnDone.
+//
+// Streams that break: a stream that ends without a finish reason (and
+// without [DONE]), or that goes silent for Config.StreamIdleTimeout, ends
+// the turn with CodeInterrupted or CodeTimeout and TurnDone.Interrupted:
+// what arrived is kept, marked Message.Interrupted, not distilled and not
+// sent back, and Retry asks again. A stream with nothing in it is
+// CodeBadResponse; an answer that has not started within
+// Config.FirstByteTimeout is CodeTimeout; one over Config.MaxAnswerBytes
+// is cut there (Message.Cut, with a Notice). Cancel, or cancelling the
+// context given to Send, ends the turn with TurnDone{Err: context.Canceled}
+// (the context's error: a deadline gives context.DeadlineExceeded); the
+// partial answer stays in the chat marked Stopped and is not distilled.
 func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	cfg := a.Config()
-	ts := &turnState{chatID: chatID, answerID: newMessageID()}
+	ts := &turnState{chatID: chatID, answerID: chat.NewMessageID()}
 	var started TurnStarted
 	var serr error
-	chat, ver, err := a.chats.apply(chatID, func(c *Chat) bool {
+	chat, ver, err := a.chats.Change(chatID, func(c *Chat) bool {
 		started, serr = start(c, ts)
 		return serr == nil
 	})
@@ -60,7 +75,7 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	if a.track() {
 		go func() {
 			defer a.done()
-			saved <- a.chats.persist(chat, ver)
+			saved <- a.chats.Persist(chat, ver)
 		}()
 	} else {
 		saved <- nil // closing: the turn ends at once
@@ -130,7 +145,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
 	}
 	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
-		if serr := a.chats.update(ts.chatID, func(c *Chat) bool {
+		if serr := a.chats.Update(ts.chatID, func(c *Chat) bool {
 			c.Messages = putAnswer(c.Messages, msg, ts.prefix != "")
 			return true
 		}); serr != nil && err == nil {
@@ -138,21 +153,23 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		}
 	}
 	a.finishTurn(ts.chatID, ts.usage, err, ts.cut, msg.Interrupted)
-	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && worthDistilling(user, msg.Text, msg.Tools) && a.track() {
+	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && distill.WorthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
 			projectDir = ts.project.store.dir
 		}
 		go func() {
 			defer a.done()
-			a.distill(cfg, ts.chatID, projectDir, user, turnExcerpt(user, msg.Tools, msg.Text))
+			a.distill(cfg, ts.chatID, projectDir, user, distill.Excerpt(user, msg.Tools, msg.Text))
 		}()
 	}
 }
 
 // converse runs the model calls of a turn: compaction if the chat is over
 // budget, then steps of one answered model call and its tool calls, until
-// the model answers in text or Options.MaxSteps calls were answered.
+// the model answers in text or Options.MaxSteps calls were answered. The
+// last call is offered no tools; tools it calls anyway are not run, and
+// with no text either the turn ends with CodeBadResponse.
 func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.BaseURL == "" {
 		return errNoEndpoint()
@@ -254,16 +271,26 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 // into the answer (after a blank line when a step before wrote some) as
 // Delta events and the reasoning apart as ReasoningDelta events between
 // ThinkingStarted and ThinkingDone; it reports whether anything arrived.
+//
+// Reasoning models think before they answer, in one of three forms that
+// the adapter tells apart while streaming: a <think>, <thinking> or
+// <reasoning> section at the start of the content, a reasoning_content
+// delta (DeepSeek, vLLM), or a reasoning delta (LM Studio, Ollama for
+// gpt-oss). The reasoning is saved as the answer's Message.Reasoning with
+// its ThinkingTime and never sent back to the model, to distillation or to
+// compaction, with the one exception DeepSeek's API requires: within a
+// turn, the follow-up requests after a tool call carry that call's
+// reasoning_content (converse).
 func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Reply, bool, error) {
 	ts := cv.ts
-	chat, err := a.chats.get(ts.chatID)
+	chat, err := a.chats.Get(ts.chatID)
 	if err != nil {
 		return llm.Reply{}, false, err
 	}
 	req := llm.Request{Model: cv.cfg.Model, Messages: a.prompt(chat, ts, cv.cfg, tools)}
 	req.Messages = append(req.Messages, cv.msgs...)
 	if tools {
-		req.Tools = toolDefs
+		req.Tools = memtools.Defs
 	}
 	// a continuation goes on where the answer stopped
 	sep, rsep := ts.answer.Len() > len(ts.prefix), ts.reasoning.Len() > 0

@@ -5,7 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The marks around the injected block and the line that introduces it.
@@ -169,11 +172,36 @@ func kindOrFact(k Kind) Kind {
 // "</MEMORY>", "< /memory >", "<memory id=x>".
 var markRE = regexp.MustCompile(`(?i)<\s*(/?)\s*memory\b[^<>]*>`)
 
-// Defuse neutralises the block's marks inside a memory's text, in any case
-// and spacing, so that a memory cannot end the block early (or open
-// another) in the prompt: "</MEMORY>" becomes "[/memory]".
+// Defuse neutralises the block's marks inside a memory's text, in any case,
+// spacing and spelling, so that a memory cannot end the block early (or
+// open another) in the prompt: "</MEMORY>" becomes "[/memory]". The marks
+// are looked for in the text as a reader sees it — compatibility forms
+// folded (full-width "＜／ｍｅｍｏｒｙ＞"), every kind of space one space,
+// invisible format characters dropped — and a text with a mark in any such
+// spelling comes back in that folded form with the mark defused; any other
+// text comes back unchanged.
 func Defuse(s string) string {
-	return markRE.ReplaceAllString(s, "[${1}memory]")
+	if !strings.ContainsAny(s, markOpeners) {
+		return s // no spelling of "<": nothing can open or close the block
+	}
+	folded := strings.Map(dropFormat, norm.NFKC.String(s))
+	folded = strings.Join(strings.FieldsFunc(folded, unicode.IsSpace), " ")
+	if !markRE.MatchString(folded) {
+		return s
+	}
+	return markRE.ReplaceAllString(folded, "[${1}memory]")
+}
+
+// markOpeners are the characters that NFKC folds to "<" (and "<" itself).
+const markOpeners = "<\ufe64\uff1c"
+
+// dropFormat drops the invisible format characters (zero-width spaces and
+// joiners, direction marks) that could hide a mark from the pattern.
+func dropFormat(r rune) rune {
+	if unicode.Is(unicode.Cf, r) {
+		return -1
+	}
+	return r
 }
 
 // oneLine folds runs of white space, newlines included, into single spaces

@@ -265,7 +265,7 @@ func (f *fakeBackend) Chats() []ChatInfo {
 	defer f.mu.Unlock()
 	var out []ChatInfo
 	for _, id := range f.order {
-		out = append(out, f.chats[id].ChatInfo)
+		out = append(out, f.chats[id].Info)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out
@@ -276,10 +276,10 @@ func (f *fakeBackend) NewChat() (ChatInfo, error) {
 	defer f.mu.Unlock()
 	f.now = f.now.Add(time.Second)
 	id := "chat" + strconv.Itoa(len(f.order)+1)
-	c := &Chat{ChatInfo: ChatInfo{ID: id, Created: f.now, Updated: f.now, AutoRecall: f.cfg.AutoRecall}}
+	c := &Chat{Info: ChatInfo{ID: id, Created: f.now, Updated: f.now, AutoRecall: f.cfg.AutoRecall}}
 	f.chats[id] = c
 	f.order = append(f.order, id)
-	return c.ChatInfo, nil
+	return c.Info, nil
 }
 
 func (f *fakeBackend) Chat(id string) (Chat, error) {

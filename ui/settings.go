@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"engram/agent"
+	"engram/agent/endpoint"
 )
 
 // modelsDelay is how long the settings wait after the last keystroke in the
@@ -50,8 +51,8 @@ type settingsForm struct {
 // the environment and are shown read-only.
 func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsForm {
 	f := &settingsForm{u: u, src: src, orig: c}
-	names := make([]string, len(agent.Presets))
-	for k, p := range agent.Presets {
+	names := make([]string, len(endpoint.Presets))
+	for k, p := range endpoint.Presets {
 		names[k] = p.Name
 	}
 	f.preset = widget.NewSelect(names, f.presetChosen)
@@ -114,7 +115,7 @@ func detectedText(baseURL string) string {
 	if pu, err := url.Parse(baseURL); err == nil && pu.Host != "" {
 		host = pu.Host
 	}
-	if p, ok := agent.PresetOf(baseURL); ok {
+	if p, ok := endpoint.PresetOf(baseURL); ok {
 		return lang.L("Using {{.Server}} at {{.Host}} (found on this computer)", map[string]any{"Server": p.Name, "Host": host})
 	}
 	return lang.L("Using the server at {{.Host}} (found on this computer)", map[string]any{"Host": host})
@@ -150,7 +151,7 @@ func validateInt(min, max int) func(string) error {
 
 // presetChosen fills the endpoint of a preset.
 func (f *settingsForm) presetChosen(name string) {
-	for _, p := range agent.Presets {
+	for _, p := range endpoint.Presets {
 		if p.Name == name {
 			f.endpoint.SetText(p.BaseURL)
 		}
@@ -205,7 +206,7 @@ func (f *settingsForm) loadModels() {
 			f.model.SetOptions(models)
 			f.status.SetText(count("{{.Count}} model available at this endpoint.", len(models)))
 			if m := strings.TrimSpace(f.model.Text); f.src.Model == "" && len(models) > 0 && !slices.Contains(models, m) {
-				f.model.SetText(agent.DefaultModel(models))
+				f.model.SetText(endpoint.DefaultModel(models))
 			}
 		}
 	})

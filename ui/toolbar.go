@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"engram/agent"
+	"engram/agent/endpoint"
 )
 
 // toolbar is the strip above everything: the chat's project folder and its
@@ -124,7 +125,7 @@ func (t *toolbar) modelsLoaded(models []string) {
 	cur := u.cfg.Model
 	if len(models) > 0 && !slices.Contains(models, cur) && u.b.ConfigSources().Model == "" {
 		c := u.cfg
-		c.Model = agent.DefaultModel(models)
+		c.Model = endpoint.DefaultModel(models)
 		t.showing = true
 		t.model.SetOptions(models)
 		t.showing = false

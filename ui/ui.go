@@ -468,7 +468,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	if s.loaded {
 		return
 	}
-	s.info = c.ChatInfo
+	s.info = c.Info
 	s.msgs = make([]*msgState, len(c.Messages))
 	for k, m := range c.Messages {
 		s.msgs[k] = &msgState{Message: m, settings: m.Err != ""}

@@ -265,7 +265,7 @@ func seedProfile(t *testing.T, p agent.Paths, chats, memories int) {
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range chats {
-		c := agent.Chat{ChatInfo: agent.ChatInfo{ID: fmt.Sprintf("20260101-000000-%08x", i),
+		c := agent.Chat{Info: agent.ChatInfo{ID: fmt.Sprintf("20260101-000000-%08x", i),
 			Title: fmt.Sprintf("Chat %d about the deploy", i), Created: t0, Updated: t0.Add(time.Duration(i) * time.Minute),
 			AutoRecall: true}}
 		for j := range 10 {

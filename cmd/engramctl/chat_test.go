@@ -124,7 +124,7 @@ func TestChatStreamsAnswerRecallsAndWaitsForDistillation(t *testing.T) {
 	}
 	defer a.Close()
 	if c, err := a.Chat(m[1]); err != nil || !c.AutoRecall || len(c.Messages) != 4 {
-		t.Errorf("chat after --no-recall: %+v, %v", c.ChatInfo, err)
+		t.Errorf("chat after --no-recall: %+v, %v", c.Info, err)
 	}
 }
 

@@ -30,7 +30,7 @@ func (e *chatEnv) writeChats(t *testing.T, n int) []string {
 	var ids []string
 	for i := range n {
 		at := base.Add(time.Duration(i) * time.Hour)
-		c := agent.Chat{ChatInfo: agent.ChatInfo{ID: fmt.Sprintf("20260601-%06d-%08x", i, i), Title: fmt.Sprintf("chat %d", i),
+		c := agent.Chat{Info: agent.ChatInfo{ID: fmt.Sprintf("20260601-%06d-%08x", i, i), Title: fmt.Sprintf("chat %d", i),
 			Created: at, Updated: at, AutoRecall: true}}
 		for turn := range 2 {
 			c.Messages = append(c.Messages,

@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"strings"
@@ -6,11 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// snippetRunes is about how much text a ChatMatch shows around the match.
+// snippetRunes is about how much text a Match shows around the match.
 const snippetRunes = 80
 
-// ChatMatch is a chat title or message that matched a search.
-type ChatMatch struct {
+// Match is a chat title or message that matched a search.
+type Match struct {
 	ChatID  string
 	Title   string
 	Updated time.Time
@@ -19,30 +19,30 @@ type ChatMatch struct {
 	Snippet string // the message's text around the match, on one line
 }
 
-// SearchChats returns up to limit titles and messages that contain every
+// Search returns up to limit titles and messages that contain every
 // word of query (ignoring case), from the most recently updated chat on;
 // in a chat its title first, then its messages in order. An empty query
 // matches nothing.
-func (a *Agent) SearchChats(query string, limit int) []ChatMatch {
+func (cs *Store) Search(query string, limit int) []Match {
 	words := strings.Fields(strings.ToLower(query))
 	if len(words) == 0 || limit <= 0 {
 		return nil
 	}
-	var out []ChatMatch
-	for _, info := range a.chats.list() {
-		c, err := a.chats.get(info.ID)
+	var out []Match
+	for _, info := range cs.List() {
+		c, err := cs.Get(info.ID)
 		if err != nil {
 			continue // deleted meanwhile
 		}
 		if _, ok := matchAll(c.Title, words); ok {
-			out = append(out, ChatMatch{ChatID: c.ID, Title: c.Title, Updated: c.Updated})
+			out = append(out, Match{ChatID: c.ID, Title: c.Title, Updated: c.Updated})
 		}
 		for _, m := range c.Messages {
 			if len(out) >= limit {
 				return out
 			}
 			if at, ok := matchAll(m.Text, words); ok {
-				out = append(out, ChatMatch{ChatID: c.ID, Title: c.Title, Updated: c.Updated, MsgID: m.ID,
+				out = append(out, Match{ChatID: c.ID, Title: c.Title, Updated: c.Updated, MsgID: m.ID,
 					Role: m.Role, Snippet: snippet(m.Text, at)})
 			}
 		}

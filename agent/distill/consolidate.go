@@ -1,7 +1,6 @@
-package agent
+package distill
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"engram/agent/chat"
 	"engram/memory"
 )
 
@@ -19,31 +19,32 @@ const (
 	relatedRunes   = 500 // runes of one shown memory's text at most
 )
 
-// shownMemory is an existing memory the distiller was shown, with its store.
-type shownMemory struct {
-	ss *storeState
-	e  memory.Entry
+// Shown is an existing memory the model was shown, with its store: the
+// memory an update or a forget may change.
+type Shown struct {
+	Target Target
+	Entry  memory.Entry
 }
 
 // related finds the existing memories of the stores that relate to a turn:
 // the user's message and each of its sentences (the candidate facts) are
 // queries; the best relatedMax hits over all of them, pinned ones included,
 // are returned best first.
-func related(stores []*storeState, user string) []RecalledHit {
+func (p *Pipeline) related(stores []Target, user string) []chat.Hit {
 	queries := append([]string{user}, sentences(user)...)
 	if len(queries) > relatedQueries {
 		queries = queries[:relatedQueries]
 	}
-	best := map[string]RecalledHit{}
+	best := map[string]chat.Hit{}
 	for _, q := range queries {
-		for _, h := range bestHits(stores, q, nil, relatedMax, false) {
+		for _, h := range p.cfg.Recall(stores, q, relatedMax) {
 			key := string(h.Scope) + "/" + h.Entry.ID
 			if old, ok := best[key]; !ok || h.Score > old.Score {
 				best[key] = h
 			}
 		}
 	}
-	out := make([]RecalledHit, 0, len(best))
+	out := make([]chat.Hit, 0, len(best))
 	for _, h := range best {
 		out = append(out, h)
 	}
@@ -81,7 +82,7 @@ func sentences(s string) []string {
 // relatedLine is how a shown memory is given to the distiller, one a line:
 // "id=<id> date=<YYYY-MM-DD> kind=<kind> scope=<scope>: <text>". The line
 // format is a contract: tests and outside checks rely on it.
-func relatedLine(h RecalledHit) string {
+func relatedLine(h chat.Hit) string {
 	text := strings.Join(strings.Fields(memory.Defuse(h.Entry.Text)), " ")
 	if rs := []rune(text); len(rs) > relatedRunes {
 		text = string(rs[:relatedRunes-1]) + "…"
@@ -92,7 +93,7 @@ func relatedLine(h RecalledHit) string {
 
 // distillInput is the user message of a distillation call: the language
 // to write in, the related memories, one a line, then the turn.
-func distillInput(hits []RecalledHit, user, excerpt string) string {
+func distillInput(hits []chat.Hit, user, excerpt string) string {
 	var b strings.Builder
 	if lang := scriptLanguage(user); lang != "" {
 		fmt.Fprintf(&b, "The user wrote in %s: write the memories in %s.\n\n", lang, lang)
@@ -162,8 +163,8 @@ func scriptLanguage(s string) string {
 // in the store as history, linked from New). Notice is set when Old was
 // written or kept by a person, or pinned: the UI must say so.
 type Revision struct {
-	Scope  Scope
-	Dir    string // the project folder for ScopeProject
+	Scope  chat.Scope
+	Dir    string // the project folder for chat.ScopeProject
 	Old    memory.Entry
 	New    memory.Entry
 	Notice bool
@@ -172,7 +173,7 @@ type Revision struct {
 // Forgotten is a memory that consolidation or the model forgot, or
 // proposes to forget (when a person wrote it), with the reason given.
 type Forgotten struct {
-	Scope  Scope
+	Scope  chat.Scope
 	Dir    string
 	Entry  memory.Entry
 	Reason string
@@ -192,24 +193,24 @@ type MemoriesRevised struct {
 // Chat implements Event.
 func (e MemoriesRevised) Chat() string { return e.ChatID }
 
-// personal reports whether a memory is the person's: written or kept by
+// Personal reports whether a memory is the person's: written or kept by
 // them, imported, or pinned. The model never changes one without history
 // and a visible notice.
-func personal(e memory.Entry) bool {
+func Personal(e memory.Entry) bool {
 	return e.Pinned || e.Source == memory.SourceUser || e.Source == memory.SourceImport || e.Source == ""
 }
 
-// applied is the outcome of applying a distillation's operations.
-type applied struct {
-	saved     map[Scope][]memory.Entry
-	revised   MemoriesRevised
-	suggested int
-	secrets   int
-	ignored   int // operations on ids the distiller was not shown
-	errs      []string
+// Outcome is what applying a distillation's operations did.
+type Outcome struct {
+	Saved     map[chat.Scope][]memory.Entry // new memories, by store
+	Revised   MemoriesRevised
+	Suggested int      // held as suggestions (CaptureAsk)
+	Secrets   int      // dropped: they look like secrets
+	Ignored   int      // operations on ids the distiller was not shown
+	Errs      []string // what could not be done
 }
 
-// apply carries out a distillation's operations through the stores, with
+// carryOut carries out a distillation's operations through the stores, with
 // history always kept: an add is stored (deduplicated: an exact restatement
 // changes nothing but the memory's date), an update supersedes the shown
 // memory, a forget forgets a memory the model or distillation wrote (its
@@ -218,145 +219,105 @@ type applied struct {
 // not shown are ignored; texts that look like secrets are dropped. In
 // CaptureAsk mode adds and updates become suggestions and every forget a
 // proposal.
-func (a *Agent) apply(chatID string, proj *projectState, mode CaptureMode, shown []RecalledHit, cands []candidate) applied {
-	res := applied{saved: map[Scope][]memory.Entry{}, revised: MemoriesRevised{ChatID: chatID}}
-	byID := map[string]shownMemory{}
+func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome {
+	res := Outcome{Saved: map[chat.Scope][]memory.Entry{}, Revised: MemoriesRevised{ChatID: t.ChatID}}
+	byID := map[string]Shown{}
 	for _, h := range shown {
-		ss := a.global
-		if h.Scope == ScopeProject && proj != nil {
-			ss = proj.store
-		}
-		byID[h.Entry.ID] = shownMemory{ss: ss, e: h.Entry}
+		byID[h.Entry.ID] = Shown{Target: t.store(h.Scope), Entry: h.Entry}
 	}
-	batches := map[*storeState][]memory.Entry{}
-	var order []*storeState
+	batches := map[chat.Scope][]memory.Entry{}
+	var order []chat.Scope
 	for _, c := range cands {
 		if c.Op != opForget {
 			if _, secret := memory.Secret(c.Text); secret {
-				res.secrets++
+				res.Secrets++
 				continue
 			}
 		}
-		var target shownMemory
+		var target Shown
 		if c.Op == opUpdate || c.Op == opForget {
 			var ok bool
 			if target, ok = byID[c.ID]; !ok {
-				res.ignored++
+				res.Ignored++
 				continue
 			}
 		}
 		switch {
-		case c.Op == opAdd && mode == CaptureAsk:
-			a.suggest(chatID, proj, c, nil)
-			res.suggested++
+		case c.Op == opAdd && t.Mode == chat.CaptureAsk:
+			p.suggest(t, c, nil)
+			res.Suggested++
 		case c.Op == opAdd:
-			ss := a.global
-			if c.Scope == ScopeProject && proj != nil {
-				ss = proj.store
+			scope := t.store(c.Scope).Scope
+			if _, ok := batches[scope]; !ok {
+				order = append(order, scope)
 			}
-			if _, ok := batches[ss]; !ok {
-				order = append(order, ss)
-			}
-			batches[ss] = append(batches[ss], memory.Entry{Kind: c.Kind, Text: c.Text, Source: memory.SourceAuto})
-		case c.Op == opUpdate && sameText(target.e.Text, c.Text):
+			batches[scope] = append(batches[scope], memory.Entry{Kind: c.Kind, Text: c.Text, Source: memory.SourceAuto})
+		case c.Op == opUpdate && SameText(target.Entry.Text, c.Text):
 			// a restatement: nothing to change
-		case c.Op == opUpdate && mode == CaptureAsk:
-			a.suggest(chatID, proj, c, &target)
-			res.suggested++
+		case c.Op == opUpdate && t.Mode == chat.CaptureAsk:
+			p.suggest(t, c, &target)
+			res.Suggested++
 		case c.Op == opUpdate:
-			rev, err := supersede(target, c.Kind, c.Text, memory.SourceAuto)
+			rev, err := Supersede(target, c.Kind, c.Text, memory.SourceAuto)
 			if err != nil {
-				res.errs = append(res.errs, err.Error())
+				res.Errs = append(res.Errs, err.Error())
 				continue
 			}
-			res.revised.Updated = append(res.revised.Updated, rev)
+			res.Revised.Updated = append(res.Revised.Updated, rev)
 		case c.Op == opForget:
-			f := Forgotten{Scope: target.ss.scope, Dir: target.ss.dir, Entry: target.e, Reason: c.Reason}
-			if personal(target.e) || mode == CaptureAsk {
-				a.propose(f)
-				res.revised.Proposed = append(res.revised.Proposed, f)
+			f := Forgotten{Scope: target.Target.Scope, Dir: target.Target.Dir, Entry: target.Entry, Reason: c.Reason}
+			if Personal(target.Entry) || t.Mode == chat.CaptureAsk {
+				p.Propose(f)
+				res.Revised.Proposed = append(res.Revised.Proposed, f)
 				continue
 			}
-			if _, err := target.ss.st.Forget(target.e.ID); err != nil {
-				res.errs = append(res.errs, err.Error())
+			if _, err := target.Target.Store.Forget(target.Entry.ID); err != nil {
+				res.Errs = append(res.Errs, err.Error())
 				continue
 			}
-			res.revised.Forgotten = append(res.revised.Forgotten, f)
+			res.Revised.Forgotten = append(res.Revised.Forgotten, f)
 		}
 	}
-	for _, ss := range order {
-		out, err := ss.st.AddAll(batches[ss])
+	for _, scope := range order {
+		out, err := t.store(scope).Store.AddAll(batches[scope])
 		if err != nil {
-			res.errs = append(res.errs, err.Error())
+			res.Errs = append(res.Errs, err.Error())
 			continue
 		}
 		for _, r := range out {
 			switch {
 			case r.Err != nil:
-				res.errs = append(res.errs, r.Err.Error())
+				res.Errs = append(res.Errs, r.Err.Error())
 			case r.New:
-				res.saved[ss.scope] = append(res.saved[ss.scope], r.Entry)
+				res.Saved[scope] = append(res.Saved[scope], r.Entry)
 			}
 		}
 	}
 	return res
 }
 
-// supersede replaces a memory with a new version, keeping the old as
+// Supersede replaces a memory with a new version, keeping the old as
 // history.
-func supersede(target shownMemory, kind memory.Kind, text string, src memory.Source) (Revision, error) {
-	ne, err := target.ss.st.Supersede(target.e.ID, memory.Entry{Kind: kind, Text: text, Source: src})
+func Supersede(target Shown, kind memory.Kind, text string, src memory.Source) (Revision, error) {
+	ne, err := target.Target.Store.Supersede(target.Entry.ID, memory.Entry{Kind: kind, Text: text, Source: src})
 	if err != nil {
 		return Revision{}, err
 	}
-	return Revision{Scope: target.ss.scope, Dir: target.ss.dir, Old: target.e, New: ne, Notice: personal(target.e)}, nil
+	return Revision{Scope: target.Target.Scope, Dir: target.Target.Dir, Old: target.Entry, New: ne,
+		Notice: Personal(target.Entry)}, nil
 }
 
-// sameText reports whether two memory texts say the same, ignoring case
+// SameText reports whether two memory texts say the same, ignoring case
 // and spacing.
-func sameText(a, b string) bool {
-	return strings.EqualFold(oneLineText(a), oneLineText(b))
+func SameText(a, b string) bool {
+	return strings.EqualFold(OneLine(a), OneLine(b))
 }
 
-// report emits the events of an applied distillation.
-func (a *Agent) report(chatID string, res applied) {
-	for _, scope := range []Scope{ScopeGlobal, ScopeProject} {
-		if len(res.saved[scope]) > 0 {
-			a.emit(MemoriesSaved{ChatID: chatID, Scope: scope, Entries: res.saved[scope]})
-		}
-	}
-	rv := res.revised
-	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
-		a.emit(rv)
-	}
-	for _, r := range rv.Updated {
-		if r.Notice {
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("A memory you wrote was updated: %q is now %q. "+
-				"The earlier version is kept in its history.", clip(r.Old.Text, 80), clip(r.New.Text, 80))})
-		}
-	}
-	if res.suggested > 0 {
-		a.emit(SuggestionsChanged{ChatID: chatID})
-	}
-	if res.secrets > 0 {
-		a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("%d memory not saved: it looks like a secret "+
-			"(a password, key or token).", res.secrets)})
-	}
-	changed := len(res.saved) > 0 || len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 || res.suggested > 0
-	if len(res.errs) > 0 && !changed {
-		a.emit(MemoriesSaved{ChatID: chatID, Scope: ScopeGlobal,
-			Err: fmt.Errorf("distill: no memory could be saved: %s", strings.Join(res.errs, "; "))})
-	}
-}
-
-// clip cuts s to n runes with "…".
-func clip(s string, n int) string {
-	s = oneLineText(s)
+// Clip cuts s to n runes with "…".
+func Clip(s string, n int) string {
+	s = OneLine(s)
 	if rs := []rune(s); len(rs) > n {
 		return string(rs[:n-1]) + "…"
 	}
 	return s
 }
-
-// errNoProposal is returned for a forget proposal that is not pending.
-var errNoProposal = errors.New("no such forget proposal")

@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"slices"
@@ -61,33 +61,33 @@ func TestMergeMessages(t *testing.T) {
 // still has it, writes the chat; and that process's new message is kept.
 func TestRemovalsSurviveAnotherWriter(t *testing.T) {
 	dir := t.TempDir()
-	a, err := loadChats(dir, time.Now)
+	a, err := Load(dir, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := a.create(true, "")
+	info, err := a.Create(true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := info.ID
-	add := func(cs *chatStore, ms ...Message) {
+	add := func(cs *Store, ms ...Message) {
 		t.Helper()
-		if err := cs.update(id, func(c *Chat) bool { c.Messages = append(c.Messages, ms...); return true }); err != nil {
+		if err := cs.Update(id, func(c *Chat) bool { c.Messages = append(c.Messages, ms...); return true }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	add(a, Message{ID: "u1", Role: RoleUser, Text: "one"}, Message{ID: "a1", Role: RoleAssistant, ReplyTo: "u1"},
 		Message{ID: "u2", Role: RoleUser, Text: "two"}, Message{ID: "a2", Role: RoleAssistant, ReplyTo: "u2"})
-	b, err := loadChats(dir, time.Now) // the other process, with all four
+	b, err := Load(dir, time.Now) // the other process, with all four
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// a deletes a1 and branches off u2 and a2 (an edit of u2).
-	if err := a.update(id, func(c *Chat) bool {
+	if err := a.Update(id, func(c *Chat) bool {
 		c.Messages = slices.Delete(slices.Clone(c.Messages), 1, 2)
 		c.Deleted = append(c.Deleted, "a1")
-		branchOff(c, 1, time.Now())
+		c.BranchOff(1, time.Now())
 		c.Messages = append(c.Messages, Message{ID: "u2b", Role: RoleUser, Text: "two, edited"})
 		return true
 	}); err != nil {
@@ -98,12 +98,12 @@ func TestRemovalsSurviveAnotherWriter(t *testing.T) {
 	// b's answer replies to u2, which the edit replaced: it is kept, after
 	// the last message before it that is still there.
 	want := []string{"u1", "a2b", "u2b"}
-	for name, cs := range map[string]*chatStore{"file": nil, "b": b} {
+	for name, cs := range map[string]*Store{"file": nil, "b": b} {
 		var c Chat
 		if cs == nil {
 			c, err = readChatFile(a.path(id))
 		} else {
-			c, err = cs.get(id)
+			c, err = cs.Get(id)
 		}
 		if err != nil {
 			t.Fatal(err)

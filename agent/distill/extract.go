@@ -1,4 +1,4 @@
-package agent
+package distill
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"engram/agent/chat"
+	"engram/agent/internal/textcut"
 	"engram/memory"
 )
 
@@ -20,23 +22,6 @@ const (
 	distillMaxItems = 8    // memories kept from one turn at most
 	distillMaxInput = 64 << 10
 )
-
-// distillPrompt is the system prompt of a distillation call: extraction
-// and consolidation in one (the two phases of mem0's design).
-const distillPrompt = `You maintain the long-term memory of a personal assistant. Read the conversation turn below and decide what will still matter in future conversations:
-- preference: how the user likes things done (tools, style, formats, habits);
-- correction: something the assistant got wrong and the user corrected;
-- lesson: something learned the hard way that should change future behaviour;
-- fact: a stable fact about the user, their work or their projects.
-Skip small talk, one-off requests, passing details and anything general knowledge. Never keep passwords, API keys, tokens or other secrets. Each text is one short self-contained sentence that makes sense without the conversation, written in the language the user wrote in (a conversation in Chinese gives memories in Chinese). Use scope "project" only for facts about the pinned project folder.
-The memories already kept that relate to this turn are listed first, one per line, as: id=<id> date=<date last confirmed> kind=<kind> scope=<scope>: <text>. Compare what the turn says with them and answer with operations:
-- {"op":"add","kind":"…","text":"…","scope":"global"} for something new;
-- {"op":"update","id":"<id>","text":"…"} when the turn corrects, refines or replaces a listed memory (the text is the whole new memory);
-- {"op":"forget","id":"<id>","reason":"…"} when the turn shows a listed memory is no longer true and nothing replaces it;
-- {"op":"none"} when the turn only restates what is already kept.
-Use only the ids listed. Reply with ONLY a JSON array, no prose, e.g.
-[{"op":"add","kind":"preference","text":"The user prefers tabs over spaces in Go code.","scope":"global"}, {"op":"update","id":"k3xq7m2ad4","text":"The user now lives in Bergen."}]
-Reply [] when nothing is worth keeping or changing.`
 
 // opKind is what a distilled operation does; the zero value is add.
 type opKind int
@@ -57,7 +42,7 @@ type candidate struct {
 	ID     string
 	Kind   memory.Kind
 	Text   string
-	Scope  Scope
+	Scope  chat.Scope
 	Reason string
 }
 
@@ -69,9 +54,9 @@ var smallTalk = map[string]bool{
 	"thanks a lot": true, "got it": true, "perfect": true, "awesome": true,
 }
 
-// worthDistilling decides cheaply, without the model, whether a turn may
+// WorthDistilling decides cheaply, without the model, whether a turn may
 // hold something worth remembering.
-func worthDistilling(user, answer string, tools []ToolRecord) bool {
+func WorthDistilling(user, answer string, tools []chat.ToolRecord) bool {
 	norm := strings.Join(strings.FieldsFunc(strings.ToLower(user), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	}), " ")
@@ -84,11 +69,11 @@ func worthDistilling(user, answer string, tools []ToolRecord) bool {
 	return true
 }
 
-// turnExcerpt renders a turn for the distiller: the user's message, the
+// Excerpt renders a turn for the distiller: the user's message, the
 // tool calls (results cut to toolResultMax) and the answer. A turn longer
 // than excerptMax keeps its head and its tail, which is where requests and
 // conclusions are.
-func turnExcerpt(user string, tools []ToolRecord, answer string) string {
+func Excerpt(user string, tools []chat.ToolRecord, answer string) string {
 	var b strings.Builder
 	b.WriteString("User: ")
 	b.WriteString(strings.TrimSpace(user))
@@ -96,13 +81,13 @@ func turnExcerpt(user string, tools []ToolRecord, answer string) string {
 	for _, t := range tools {
 		res := t.Result
 		if len(res) > toolResultMax {
-			res = cutUTF8(res, toolResultMax) + " […]"
+			res = textcut.UTF8(res, toolResultMax) + " […]"
 		}
 		fmt.Fprintf(&b, "\nTool %s(%s) → %s\n", t.Name, t.Args, res)
 	}
 	b.WriteString("\nAssistant: ")
 	b.WriteString(strings.TrimSpace(answer))
-	return cutMiddle(b.String(), excerptMax, excerptMax/2, "\n\n[… the middle of the turn is left out …]\n\n")
+	return textcut.Middle(b.String(), excerptMax, excerptMax/2, "\n\n[… the middle of the turn is left out …]\n\n")
 }
 
 var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
@@ -208,7 +193,7 @@ func extract(v any, depth int) []candidate {
 		for _, e := range x {
 			switch e := e.(type) {
 			case string:
-				out = append(out, candidate{Kind: memory.KindFact, Text: e, Scope: ScopeGlobal})
+				out = append(out, candidate{Kind: memory.KindFact, Text: e, Scope: chat.ScopeGlobal})
 			case map[string]any:
 				if c, ok := fromObject(e); ok {
 					out = append(out, c)
@@ -270,16 +255,16 @@ func fromObject(m map[string]any) (candidate, bool) {
 			kind = "" // keep the kind of the memory it replaces
 		}
 	}
-	scope := ScopeGlobal
-	if strings.EqualFold(strings.TrimSpace(str(scopeKeys)), string(ScopeProject)) {
-		scope = ScopeProject
+	scope := chat.ScopeGlobal
+	if strings.EqualFold(strings.TrimSpace(str(scopeKeys)), string(chat.ScopeProject)) {
+		scope = chat.ScopeProject
 	}
 	return candidate{Op: op, ID: strings.TrimSpace(str(idKeys)), Kind: kind, Text: text, Scope: scope,
-		Reason: oneLineText(str(reasonKeys))}, true
+		Reason: OneLine(str(reasonKeys))}, true
 }
 
-// oneLineText folds white space into single spaces.
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine folds white space into single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // normalise trims and collapses texts and drops no-ops, adds and updates
 // with empty, overlong (over the store's memory.MaxAutoRunes), invalid or
@@ -290,7 +275,7 @@ func normalise(cs []candidate) []candidate {
 	ids := map[string]bool{}
 	out := []candidate{}
 	for _, c := range cs {
-		c.Text = oneLineText(c.Text)
+		c.Text = OneLine(c.Text)
 		switch c.Op {
 		case opNone:
 			continue

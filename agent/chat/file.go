@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"crypto/rand"
@@ -29,8 +29,8 @@ import (
 // load belongs to a writer that died (a write takes milliseconds).
 const staleTempAge = 10 * time.Minute
 
-// newMessageID returns a fresh message ID.
-func newMessageID() string {
+// NewMessageID returns a fresh message ID.
+func NewMessageID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return "m-" + hex.EncodeToString(b[:])
@@ -54,7 +54,7 @@ func ensureIDs(msgs []Message) {
 // writeMerged writes c to its file merged with the file's content, under
 // the chat's lock, and returns what it wrote. A file there that does not
 // parse is moved aside first, never overwritten.
-func (cs *chatStore) writeMerged(c Chat) (Chat, error) {
+func (cs *Store) writeMerged(c Chat) (Chat, error) {
 	path := cs.path(c.ID)
 	if err := os.MkdirAll(cs.dir, 0o700); err != nil {
 		return c, err

@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"encoding/json"
@@ -22,15 +22,15 @@ type recalledRef struct {
 }
 
 // MarshalJSON writes the hit as a reference to its memory, without the
-// memory's text (see Agent.Chat, which resolves it again).
-func (h RecalledHit) MarshalJSON() ([]byte, error) {
+// memory's text (the agent resolves it again from the stores).
+func (h Hit) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recalledRef{ID: h.Entry.ID, Kind: h.Entry.Kind, Scope: h.Scope, Score: h.Score,
 		Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms, Earlier: h.Earlier})
 }
 
 // UnmarshalJSON reads a reference, or a hit of an older chat file that
 // carried the whole entry (its text is dropped: the store has it).
-func (h *RecalledHit) UnmarshalJSON(b []byte) error {
+func (h *Hit) UnmarshalJSON(b []byte) error {
 	var old struct {
 		Entry *memory.Entry
 		recalledRef
@@ -54,45 +54,7 @@ func (h *RecalledHit) UnmarshalJSON(b []byte) error {
 		ref.Score, ref.Chunk, ref.Offset, ref.Terms, ref.Scope = legacy.Score, legacy.Chunk, legacy.Offset,
 			legacy.Terms, legacy.Scope
 	}
-	*h = RecalledHit{Hit: memory.Hit{Entry: memory.Entry{ID: ref.ID, Kind: ref.Kind}, Score: ref.Score,
+	*h = Hit{Hit: memory.Hit{Entry: memory.Entry{ID: ref.ID, Kind: ref.Kind}, Score: ref.Score,
 		Chunk: ref.Chunk, Offset: ref.Offset, Terms: ref.Terms, Earlier: ref.Earlier}, Scope: ref.Scope}
 	return nil
-}
-
-// resolveRecalled fills the recalled (and pinned) memories of a chat's messages from
-// the stores (their current version, history included); a memory that was
-// forgotten keeps only its ID and kind.
-func (a *Agent) resolveRecalled(c Chat) Chat {
-	var proj *storeState
-	if c.Project != "" {
-		if p, err := a.pinned(c.Project); err == nil {
-			p.mu.Lock()
-			proj = p.store
-			p.mu.Unlock()
-		}
-	}
-	resolve := func(in []RecalledHit) []RecalledHit {
-		if len(in) == 0 {
-			return in
-		}
-		hits := make([]RecalledHit, len(in))
-		for j, h := range in {
-			ss := a.global
-			if h.Scope == ScopeProject {
-				ss = proj
-			}
-			if h.Entry.Text == "" && ss != nil {
-				if e, ok := ss.st.Get(h.Entry.ID); ok && e.Deleted.IsZero() {
-					h.Entry = e
-				}
-			}
-			hits[j] = h
-		}
-		return hits
-	}
-	for i, m := range c.Messages {
-		c.Messages[i].Recalled = resolve(m.Recalled)
-		c.Messages[i].Pinned = resolve(m.Pinned)
-	}
-	return c
 }

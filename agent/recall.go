@@ -3,20 +3,21 @@ package agent
 import (
 	"sort"
 
+	"engram/agent/distill"
 	"engram/memory"
 )
 
 // bestHits searches the stores and returns the best k hits of them all, by
 // a score comparable across stores (see mergeHits); skipPinned leaves
 // pinned entries out.
-func bestHits(stores []*storeState, query string, history []string, k int, skipPinned bool) []RecalledHit {
+func bestHits(stores []distill.Target, query string, history []string, k int, skipPinned bool) []RecalledHit {
 	var lists [][]RecalledHit
 	opts := memory.RecallOptions{K: k}
-	for _, ss := range stores {
+	for _, t := range stores {
 		var hits []RecalledHit
-		for _, h := range ss.st.Recall(query, history, opts) {
+		for _, h := range t.Store.Recall(query, history, opts) {
 			if !skipPinned || !h.Entry.Pinned {
-				hits = append(hits, RecalledHit{Hit: h, Scope: ss.scope})
+				hits = append(hits, RecalledHit{Hit: h, Scope: t.Scope})
 			}
 		}
 		lists = append(lists, hits)
@@ -64,4 +65,47 @@ func mergeHits(lists [][]RecalledHit, k int) []RecalledHit {
 		out = out[:k]
 	}
 	return out
+}
+
+// recall runs auto-recall for a turn over the global store and the chat's
+// project store, pinned entries left out (they are in the prompt anyway).
+func (a *Agent) recall(c Chat, text string, proj *projectState, cfg Config) []RecalledHit {
+	history := recentUserMessages(c.Messages, recentUserHistory)
+	return bestHits(a.stores(proj), text, history, cfg.RecallTopK, true)
+}
+
+// recentUserMessages returns up to n user messages before the last
+// message (the current one), oldest first, not reaching past a summary.
+func recentUserMessages(msgs []Message, n int) []string {
+	var out []string
+	for i := len(msgs) - 2; i >= 0 && len(out) < n; i-- {
+		if msgs[i].Role == RoleSummary {
+			break
+		}
+		if msgs[i].Role == RoleUser {
+			out = append(out, msgs[i].Text)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// markUsed records that recalled memories went into a prompt.
+func (a *Agent) markUsed(hits []RecalledHit, proj *projectState) {
+	var g, p []string
+	for _, h := range hits {
+		if h.Scope == ScopeProject {
+			p = append(p, h.Entry.ID)
+		} else {
+			g = append(g, h.Entry.ID)
+		}
+	}
+	if len(g) > 0 {
+		_ = a.global.st.MarkUsed(g...) // bookkeeping only; a failure shows in the store's Err
+	}
+	if len(p) > 0 && proj != nil {
+		_ = proj.store.st.MarkUsed(p...)
+	}
 }

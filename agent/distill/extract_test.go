@@ -1,4 +1,4 @@
-package agent
+package distill
 
 import (
 	"encoding/json"
@@ -8,11 +8,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"engram/agent/chat"
 	"engram/memory"
 )
 
 func TestParseDistilled(t *testing.T) {
-	tea := candidate{Kind: memory.KindPreference, Text: "The user drinks green tea.", Scope: ScopeGlobal}
+	tea := candidate{Kind: memory.KindPreference, Text: "The user drinks green tea.", Scope: chat.ScopeGlobal}
 	tests := []struct {
 		name string
 		in   string
@@ -30,11 +31,11 @@ func TestParseDistilled(t *testing.T) {
 		{"other wrapping key", `{"output":[{"kind":"preference","text":"The user drinks green tea."}]}`, []candidate{tea}, false},
 		{"single object", `{"kind":"preference","text":"The user drinks green tea."}`, []candidate{tea}, false},
 		{"strings are facts", `["The user lives in Oslo."]`,
-			[]candidate{{Kind: memory.KindFact, Text: "The user lives in Oslo.", Scope: ScopeGlobal}}, false},
+			[]candidate{{Kind: memory.KindFact, Text: "The user lives in Oslo.", Scope: chat.ScopeGlobal}}, false},
 		{"unknown kind is a fact", `[{"kind":"trivia","text":"The user lives in Oslo."}]`,
-			[]candidate{{Kind: memory.KindFact, Text: "The user lives in Oslo.", Scope: ScopeGlobal}}, false},
+			[]candidate{{Kind: memory.KindFact, Text: "The user lives in Oslo.", Scope: chat.ScopeGlobal}}, false},
 		{"project scope", `[{"kind":"fact","text":"The repo uses Go 1.26.","scope":"Project"}]`,
-			[]candidate{{Kind: memory.KindFact, Text: "The repo uses Go 1.26.", Scope: ScopeProject}}, false},
+			[]candidate{{Kind: memory.KindFact, Text: "The repo uses Go 1.26.", Scope: chat.ScopeProject}}, false},
 		{"think block", "<think>[{\"kind\":\"fact\",\"text\":\"wrong\"}]</think>\n[{\"kind\":\"preference\",\"text\":\"The user drinks green tea.\"}]",
 			[]candidate{tea}, false},
 		{"brackets in prose first", "Notes [draft]: [{\"kind\":\"preference\",\"text\":\"The user drinks green tea.\"}]",
@@ -79,12 +80,12 @@ func TestParseDistilledOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []candidate{
-		{Op: opAdd, Kind: memory.KindPreference, Text: "The user prefers spaces.", Scope: ScopeGlobal},
-		{Op: opUpdate, ID: "m3", Text: "The user lives in Bergen.", Scope: ScopeGlobal},
-		{Op: opForget, ID: "m7", Scope: ScopeGlobal, Reason: "the user said it is no longer true"},
-		{Op: opAdd, Kind: memory.KindFact, Text: "The user has a cat.", Scope: ScopeGlobal},
-		{Op: opAdd, Kind: memory.KindFact, Text: "The user cycles.", Scope: ScopeGlobal},
-		{Op: opForget, ID: "12", Scope: ScopeGlobal},
+		{Op: opAdd, Kind: memory.KindPreference, Text: "The user prefers spaces.", Scope: chat.ScopeGlobal},
+		{Op: opUpdate, ID: "m3", Text: "The user lives in Bergen.", Scope: chat.ScopeGlobal},
+		{Op: opForget, ID: "m7", Scope: chat.ScopeGlobal, Reason: "the user said it is no longer true"},
+		{Op: opAdd, Kind: memory.KindFact, Text: "The user has a cat.", Scope: chat.ScopeGlobal},
+		{Op: opAdd, Kind: memory.KindFact, Text: "The user cycles.", Scope: chat.ScopeGlobal},
+		{Op: opForget, ID: "12", Scope: chat.ScopeGlobal},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -209,7 +210,7 @@ func FuzzParseDistilled(f *testing.F) {
 				t.Fatalf("two operations on %s from %q", c.ID, s)
 			}
 			ids[c.ID] = c.ID != ""
-			if c.Scope != ScopeGlobal && c.Scope != ScopeProject {
+			if c.Scope != chat.ScopeGlobal && c.Scope != chat.ScopeProject {
 				t.Fatalf("invalid scope %+v from %q", c, s)
 			}
 			if c.Op == opForget {
@@ -242,7 +243,7 @@ func TestWorthDistilling(t *testing.T) {
 	long := strings.Repeat("a long and useful answer ", 20)
 	tests := []struct {
 		user, answer string
-		tools        []ToolRecord
+		tools        []chat.ToolRecord
 		want         bool
 	}{
 		{"thanks!", long, nil, false},
@@ -251,17 +252,17 @@ func TestWorthDistilling(t *testing.T) {
 		{"yes please", "Done.", nil, false},
 		{"I prefer tabs over spaces in all my Go code", "Noted.", nil, true},
 		{"fix it", long, nil, true},
-		{"go", "", []ToolRecord{{Name: "memory_search"}}, true},
+		{"go", "", []chat.ToolRecord{{Name: "memory_search"}}, true},
 	}
 	for _, tt := range tests {
-		if got := worthDistilling(tt.user, tt.answer, tt.tools); got != tt.want {
-			t.Errorf("worthDistilling(%q) = %v, want %v", tt.user, got, tt.want)
+		if got := WorthDistilling(tt.user, tt.answer, tt.tools); got != tt.want {
+			t.Errorf("WorthDistilling(%q) = %v, want %v", tt.user, got, tt.want)
 		}
 	}
 }
 
 func TestTurnExcerpt(t *testing.T) {
-	short := turnExcerpt("I like tea", []ToolRecord{{Name: "memory_search", Args: `{"query":"tea"}`,
+	short := Excerpt("I like tea", []chat.ToolRecord{{Name: "memory_search", Args: `{"query":"tea"}`,
 		Result: strings.Repeat("r", 2000)}}, "Tea it is.")
 	if !strings.Contains(short, "User: I like tea") || !strings.Contains(short, "Assistant: Tea it is.") ||
 		strings.Count(short, "r") > toolResultMax+10 || !strings.Contains(short, "[…]") {
@@ -269,27 +270,9 @@ func TestTurnExcerpt(t *testing.T) {
 	}
 	user := "HEAD-MARK " + strings.Repeat("ü", 5000)
 	answer := strings.Repeat("long answer ", 1000) + "TAIL-MARK"
-	ex := turnExcerpt(user, nil, answer)
+	ex := Excerpt(user, nil, answer)
 	if len(ex) > excerptMax || !strings.Contains(ex, "HEAD-MARK") || !strings.HasSuffix(ex, "TAIL-MARK") ||
 		!strings.Contains(ex, "left out") || !utf8.ValidString(ex) {
 		t.Errorf("long excerpt (%d bytes) lacks head, tail or marker, or is invalid", len(ex))
-	}
-}
-
-func TestCutMiddle(t *testing.T) {
-	tests := []struct {
-		s           string
-		limit, head int
-		want        string
-	}{
-		{"short", 10, 3, "short"},
-		{"0123456789abcdef", 10, 3, "012..bcdef"},
-		{"ééééé", 7, 3, "é..é"},       // neither end splits a character
-		{"0123456789", 2, 3, "012.."}, // head and gap exceed the limit: no tail
-	}
-	for _, tt := range tests {
-		if got := cutMiddle(tt.s, tt.limit, tt.head, ".."); got != tt.want {
-			t.Errorf("cutMiddle(%q, %d, %d) = %q, want %q", tt.s, tt.limit, tt.head, got, tt.want)
-		}
 	}
 }
