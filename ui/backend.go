@@ -73,8 +73,7 @@ type MemoryStore interface {
 	Update(id string, c memory.Change) (memory.Entry, error)
 	Remove(id string) error
 	Restore(id string) error
-	Recall(query string, history []string, opts memory.RecallOptions) []memory.Hit
-	Complete(prefix string, n int) []string
+	Search(query string, k int) []memory.Hit
 	History(id string) []memory.Entry
 	Len() int
 	Repair() (memory.RepairReport, error)

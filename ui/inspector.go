@@ -452,64 +452,26 @@ func (i *inspector) review() {
 	i.reload()
 }
 
-// expandQuery completes the word being typed, the query's last when it
-// does not end in a space, with the words of the store that it starts: so
-// "rsyn" searches for rsync (and rsyncd), ranked as usual. A query that
-// ends in a space, or whose last word starts none, is searched as typed.
-func expandQuery(st MemoryStore, q string) string {
-	if q == "" || strings.HasSuffix(q, " ") {
-		return q
-	}
-	cut := strings.LastIndexAny(q, " \t") + 1
-	last := q[cut:]
-	if !latinWord(last) {
-		return q
-	}
-	words := st.Complete(last, completions)
-	if len(words) == 0 {
-		return q
-	}
-	return q[:cut] + strings.Join(words, " ")
-}
-
-// completions is how many words the word being typed stands for at most.
-const completions = 8
-
-// latinWord reports whether s is a word the store's dictionary completes:
-// letters, digits and joiners, with no Chinese.
-func latinWord(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r >= 0x2e80 {
-			return false
-		}
-	}
-	return true
-}
-
-// queryRows lists the store for an empty query and ranks it with the
-// recall engine otherwise (the word being typed completed), then keeps the
-// rows f lets through, in f's order.
+// queryRows lists the store for an empty query and otherwise ranks it with
+// memory's Search (the word being typed completed), as engramctl memory
+// search does, then keeps the rows f lets through, in f's order.
 func queryRows(st MemoryStore, q string, f filter) []memRow {
 	var rows []memRow
-	q = strings.TrimLeft(q, " \t")
-	if strings.TrimSpace(q) == "" {
-		q = ""
+	searching := strings.TrimSpace(q) != ""
+	if !searching {
 		for _, e := range st.List() {
 			if f.keep(e) {
 				rows = append(rows, memRow{e: e})
 			}
 		}
 	} else {
-		for _, h := range st.Recall(expandQuery(st, q), nil, memory.RecallOptions{K: searchLimit}) {
+		for _, h := range st.Search(q, searchLimit) {
 			if f.keep(h.Entry) {
 				rows = append(rows, memRow{e: h.Entry, score: h.Score, terms: h.Terms})
 			}
 		}
 	}
-	f.order(rows, q != "")
+	f.order(rows, searching)
 	return rows
 }
 

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -56,5 +58,42 @@ func TestInspectorEditReloadsOnce(t *testing.T) {
 				t.Errorf("rows after the edit: %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestInspectorRanksAsMemorySearch searches as a person types: the rows in
+// the inspector's default order are memory's Search hits, in its order,
+// with their scores (engramctl memory search shows the same).
+func TestInspectorRanksAsMemorySearch(t *testing.T) {
+	t.Parallel() // no app: an in-memory store and the pure query
+	st := memory.NewInMemory(memory.Options{})
+	for _, text := range []string{"Back up the laptop with rsync to the NAS", "The NAS runs rsyncd on port 873",
+		"Deploy with the dry-run flag first", "部署脚本在 scripts/deploy.sh", "rsync needs --delete for mirrors"} {
+		if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: text, Source: memory.SourceUser}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"rsyn", "rsync ", "  nas port", "部署", "dry-run fl", "   "} {
+		var got, want []string
+		for _, r := range queryRows(st, q, filter{}) {
+			got = append(got, r.e.ID+" "+strconv.FormatFloat(r.score, 'g', -1, 64))
+		}
+		for _, h := range st.Search(q, searchLimit) {
+			want = append(want, h.Entry.ID+" "+strconv.FormatFloat(h.Score, 'g', -1, 64))
+		}
+		if strings.TrimSpace(q) == "" {
+			want = nil
+			for _, e := range st.List() {
+				want = append(want, e.ID+" 0")
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: the inspector shows %q, memory's Search %q", q, got, want)
+		}
+		if strings.TrimSpace(q) != "" && len(got) == 0 {
+			t.Errorf("%q finds nothing", q)
+		}
 	}
 }

@@ -253,7 +253,7 @@ func TestInspectorAddSecretAsksFirst(t *testing.T) {
 		t.Fatalf("saved without asking: %q", got)
 	}
 	top := h.w.Canvas().Overlays().Top()
-	if top == nil || !strings.Contains(shownText(top), "looks like an AWS access key") {
+	if top == nil || !strings.Contains(shownText(top), "Keep it anyway?") {
 		t.Fatalf("no confirmation: %v", top)
 	}
 	test.Tap(button(t, top, "No"))

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -482,92 +481,6 @@ func TestSettingsDialog(t *testing.T) {
 	}
 }
 
-// TestPumpMergesDeltasAndKeepsOrder streams two bursts of deltas that no
-// other event follows, so that only the pump's frame timer can apply them,
-// and then a last delta right before TurnDone. The deltas of a burst are
-// merged; every piece of text is applied once, in order, and all of a
-// chat's text before its TurnDone.
-func TestPumpMergesDeltasAndKeepsOrder(t *testing.T) {
-	// apply and the functions the pump hands over run on this goroutine,
-	// as they would on the UI goroutine.
-	text := map[string]*strings.Builder{"c": {}, "d": {}}
-	var applied []string // "chat" for each delta applied, "done chat: text" for TurnDone
-	apply := func(ev agent.Event) {
-		switch e := ev.(type) {
-		case agent.Delta:
-			text[e.ChatID].WriteString(e.Text)
-			applied = append(applied, e.ChatID)
-		case agent.TurnDone:
-			applied = append(applied, "done "+e.ChatID+": "+text[e.ChatID].String())
-		}
-	}
-	events := make(chan agent.Event, 1000)
-	onUI := make(chan func())
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		pump(context.Background(), events, func(f func()) { onUI <- f }, apply)
-	}()
-	handOvers := 0
-	runUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for !cond() {
-			select {
-			case f := <-onUI:
-				handOvers++
-				f()
-			case <-deadline:
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
-	}
-	burst := func(chat string, n int) string {
-		var b strings.Builder
-		for k := range n {
-			s := chat + strconv.Itoa(k) + " "
-			b.WriteString(s)
-			events <- agent.Delta{ChatID: chat, Text: s}
-		}
-		return b.String()
-	}
-
-	want := burst("c", 300)
-	runUntil("the first burst", func() bool { return text["c"].String() == want })
-	if n := len(applied); n > 30 {
-		t.Errorf("the first burst of 300 deltas was applied as %d: not merged", n)
-	}
-
-	before, handOversBefore := len(applied), handOvers
-	wantD := burst("d", 100)
-	want += burst("c", 100)
-	runUntil("the second burst", func() bool { return text["c"].String() == want && text["d"].String() == wantD })
-	second := applied[before:]
-	if k := slices.Index(second, "c"); k < 0 || slices.Contains(second[k:], "d") {
-		t.Errorf("the second burst was applied as %q: chat d's deltas came first", second)
-	}
-	if n := handOvers - handOversBefore; n > 20 {
-		t.Errorf("the second burst was handed to the UI in %d calls: not merged", n)
-	}
-
-	events <- agent.Delta{ChatID: "c", Text: "the end"}
-	events <- agent.TurnDone{ChatID: "c"}
-	close(events)
-	for running := true; running; {
-		select {
-		case f := <-onUI:
-			f()
-		case <-stopped:
-			running = false
-		case <-time.After(10 * time.Second):
-			t.Fatal("the pump did not stop when its events closed")
-		}
-	}
-	if last := applied[len(applied)-1]; last != "done c: "+want+"the end" {
-		t.Fatalf("the last event applied is %.60q…, want TurnDone after all of chat c's text", last)
-	}
-}
-
 // overlayButton taps the button labelled text in the window's top overlay
 // (a dialog).
 func overlayButton(t *testing.T, h *harness, text string) {
@@ -1040,6 +953,7 @@ func TestHighlightInBothTabs(t *testing.T) {
 }
 
 func TestShortPath(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	for _, c := range []struct{ dir, home, want string }{
 		{"/home/ann/code/bluebird", "/home/ann", "~/code/bluebird"},
 		{"/home/ann", "/home/ann", "~"},

@@ -168,6 +168,7 @@ func TestMarkdownInlineExtensions(t *testing.T) {
 }
 
 func TestHighlightColoursGo(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	colour := map[string]fyne.ThemeColorName{}
 	var all strings.Builder
 	for _, s := range highlight("// main greets.\nfunc main() {\n\tfmt.Println(\"hi\", 42)\n}", "go") {
@@ -228,6 +229,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 }
 
 func TestStableCut(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	for _, c := range []struct {
 		text string
 		want int
