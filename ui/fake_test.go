@@ -511,7 +511,7 @@ func newHarness(t testing.TB, prepare func(fb *fakeBackend)) *harness {
 	h := startHarness(t, fb)
 	h.fb = fb
 	fb.mu.Lock()
-	fb.echo = func(ev agent.Event) { h.enqueue(func() { h.u.apply(ev) }) }
+	fb.echo = func(ev agent.Event) { h.enqueue(func() { h.u.applyEvent(ev) }) }
 	fb.mu.Unlock()
 	return h
 }

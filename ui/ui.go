@@ -157,7 +157,7 @@ func (u *UI) Start() {
 	u.pumpWG.Add(2)
 	go func() {
 		defer u.pumpWG.Done()
-		pump(u.ctx, u.b.Events(), u.do, u.apply)
+		pump(u.ctx, u.b.Events(), u.do, u.applyEvent)
 	}()
 	go func() { // keeps "5 min ago" in the chat list true
 		defer u.pumpWG.Done()
@@ -287,8 +287,8 @@ func (s *session) answer() *msgState {
 	return m
 }
 
-// apply shows one agent event.
-func (u *UI) apply(ev agent.Event) {
+// applyEvent shows one agent event.
+func (u *UI) applyEvent(ev agent.Event) {
 	switch e := ev.(type) {
 	case agent.MemoryChanged:
 		u.insp.storeChanged(e.Scope, e.Dir, e.Err)
@@ -298,7 +298,7 @@ func (u *UI) apply(ev agent.Event) {
 		return
 	case agent.SuggestionsChanged, agent.MemoriesRevised:
 		if u.review != nil {
-			u.review.apply(ev)
+			u.review.applyEvent(ev)
 		}
 		return
 	case agent.Notice:

@@ -676,11 +676,11 @@ func BenchmarkStreamDelta(b *testing.B) {
 		pos = end
 	}
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "Write a long answer.", UserID: "u"})
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "Write a long answer.", UserID: "u"})
 	m := h.u.currentSession().answer()
 	restart := func() {
 		m.Text = ""
-		h.u.apply(agent.Delta{ChatID: id, Text: text[:start]})
+		h.u.applyEvent(agent.Delta{ChatID: id, Text: text[:start]})
 	}
 	restart()
 	next := 0
@@ -691,7 +691,7 @@ func BenchmarkStreamDelta(b *testing.B) {
 			next = 0
 			b.StartTimer()
 		}
-		h.u.apply(agent.Delta{ChatID: id, Text: deltas[next]})
+		h.u.applyEvent(agent.Delta{ChatID: id, Text: deltas[next]})
 		next++
 	}
 	if !strings.HasPrefix(text, m.Text) || len(m.Text) <= start {
@@ -705,11 +705,11 @@ func BenchmarkStreamDelta(b *testing.B) {
 func TestStreamingRedrawLaysOutNewBlocks(t *testing.T) {
 	h := newHarness(t, nil)
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
-	h.u.apply(agent.Delta{ChatID: id, Text: "First paragraph."})
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
+	h.u.applyEvent(agent.Delta{ChatID: id, Text: "First paragraph."})
 	view := h.u.pane.views[len(h.u.pane.views)-1]
 	before := view.root.Size().Height
-	h.u.apply(agent.Delta{ChatID: id, Text: "\n\nSecond paragraph.\n\n```sh\nmake deploy\n```\n\nThird"})
+	h.u.applyEvent(agent.Delta{ChatID: id, Text: "\n\nSecond paragraph.\n\n```sh\nmake deploy\n```\n\nThird"})
 	if got := len(view.body.Objects); got != 3 {
 		t.Fatalf("%d blocks, want 3 (two paragraphs, the code block, the open tail)", got)
 	}
@@ -730,16 +730,16 @@ func TestChatFollowsTheEnd(t *testing.T) {
 	h := newHarness(t, nil)
 	id := h.u.current
 	for n := 0; n < 6; n++ {
-		h.u.apply(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n), UserID: "u"})
-		h.u.apply(agent.Delta{ChatID: id, Text: strings.Repeat("A long line of the answer.\n\n", 8)})
-		h.u.apply(agent.TurnDone{ChatID: id})
+		h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n), UserID: "u"})
+		h.u.applyEvent(agent.Delta{ChatID: id, Text: strings.Repeat("A long line of the answer.\n\n", 8)})
+		h.u.applyEvent(agent.TurnDone{ChatID: id})
 	}
 	sc := h.u.pane.scroll
 	if sc.Offset.Y == 0 || !h.u.pane.atBottom() {
 		t.Fatalf("offset %v of content %v in view %v: not at the end", sc.Offset.Y, sc.Content.Size().Height, sc.Size().Height)
 	}
 	sc.ScrollToTop()
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "one more", UserID: "u"})
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "one more", UserID: "u"})
 	if sc.Offset.Y != 0 {
 		t.Fatal("a new message moved the view although it was scrolled up to read")
 	}
@@ -840,7 +840,7 @@ func TestEventsBeforeLoadShowOnce(t *testing.T) {
 	})
 	for _, ev := range []agent.Event{agent.TurnStarted{ChatID: "chat1", Text: "q"},
 		agent.Delta{ChatID: "chat1", Text: "a"}, agent.TurnDone{ChatID: "chat1"}} {
-		h.u.apply(ev)
+		h.u.applyEvent(ev)
 	}
 	h.u.selectChat("chat1")
 	h.settle()
@@ -938,11 +938,11 @@ func TestHighlightInBothTabs(t *testing.T) {
 	g, _, _ := gs.Add(memory.Entry{Kind: memory.KindFact, Text: "a global fact", Source: memory.SourceUser})
 	p, _, _ := ps.Add(memory.Entry{Kind: memory.KindFact, Text: "a project fact", Source: memory.SourceUser})
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
-	h.u.apply(agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
+	h.u.applyEvent(agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
 		{Hit: memory.Hit{Entry: g, Score: 1}, Scope: agent.ScopeGlobal},
 		{Hit: memory.Hit{Entry: p, Score: 2}, Scope: agent.ScopeProject}}})
-	h.u.apply(agent.TurnDone{ChatID: id})
+	h.u.applyEvent(agent.TurnDone{ChatID: id})
 	for _, tab := range []agent.Scope{agent.ScopeProject, agent.ScopeGlobal} {
 		h.u.insp.setScope(tab)
 		h.settle()
