@@ -46,7 +46,7 @@ func findKnown(text, lower string) (what string, found bool) {
 	if id, ok := rules().find(text, lower); ok {
 		return "a key or token (" + id + ")", true
 	}
-	if prefixedKey(text) {
+	if hasPrefixedKey(text) {
 		return "an API key", true
 	}
 	return "", false

@@ -9,18 +9,35 @@ import (
 // it holds (part of) the key, even when the rest was cut off.
 var privateKeyHeader = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
 
-// skKey is the "sk-" shape many model providers use for API keys (gitleaks
-// knows only the variants with a fixed marker inside).
-var skKey = regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)
+// prefixedKey is a key that starts with the prefix of a well-known format
+// but has not quite its length or alphabet, as keys typed, cut or made up
+// have: "sk-" (many model providers; gitleaks knows only the variants with
+// a fixed marker inside), GitHub's, GitLab's, Slack's, Stripe's, Hugging
+// Face's, npm's and PyPI's prefixes, then sixteen or more key characters.
+var prefixedKey = regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}|\b(?:gh[pousr]_|github_pat_|glpat-|xox[abposre]-|xapp-|(?:sk|rk)_(?:live|test)_|hf_|npm_|pypi-)[A-Za-z0-9_-]{16,}`)
 
-// prefixedKey reports whether text holds an "sk-" key: a long body with
-// letters and digits ("sk-learn-is-a-library" has none).
-func prefixedKey(text string) bool {
-	if !strings.Contains(text, "sk-") {
+// prefixes are what a text must hold for prefixedKey to be worth running.
+var prefixes = []string{"sk-", "gh", "glpat-", "xox", "xapp-", "_live_", "_test_", "hf_", "npm_", "pypi-"}
+
+// hasPrefixedKey reports whether text holds a prefixedKey with letters and
+// digits in its body ("sk-learn-is-a-library" has none).
+func hasPrefixedKey(text string) bool {
+	if !containsAny(text, prefixes) {
 		return false
 	}
-	for _, m := range skKey.FindAllString(text, -1) {
-		if body := m[3:]; hasDigit(body) && hasLetter(body) {
+	for _, m := range prefixedKey.FindAllString(text, -1) {
+		body := m[strings.LastIndexAny(m[:min(len(m), 11)], "-_")+1:]
+		if hasDigit(body) && hasLetter(body) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsAny reports whether s contains one of words.
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
 			return true
 		}
 	}
@@ -71,6 +88,7 @@ func findToken(text string) (what string, found bool) {
 			return "a connection string with a password", true
 		}
 	}
+	text = maskURLs(text)
 	found = false
 	runs(text, wordByte, minHex, func(start, end int) bool {
 		found = hexDigits(text[start:end]) && secretHex(text, start, end)
@@ -87,6 +105,34 @@ func findToken(text string) (what string, found bool) {
 		return "a long random string (a key or token)", true
 	}
 	return "", false
+}
+
+// maskURLs blanks out the URLs of text: their paths and ids are no keys
+// (a key given in a query string has a name, "?api_key=…").
+func maskURLs(text string) string {
+	if !strings.Contains(text, "://") {
+		return text
+	}
+	b := []byte(text)
+	for off := 0; ; {
+		i := strings.Index(text[off:], "://")
+		if i < 0 {
+			break
+		}
+		start := off + i
+		for start > 0 && (groupByte(text[start-1]) || text[start-1] == '+' || text[start-1] == '.' || text[start-1] == '-') {
+			start--
+		}
+		end := off + i + 3
+		for end < len(text) && text[end] > ' ' {
+			end++
+		}
+		for j := start; j < end; j++ {
+			b[j] = ' '
+		}
+		off = end
+	}
+	return string(b)
 }
 
 // runs calls f with the bounds of each longest run of bytes of class in of
@@ -131,7 +177,13 @@ func hexDigits(s string) bool {
 // is a key only when a key word comes before it.
 func secretHex(text string, start, end int) bool {
 	run := text[start:end]
-	if !hasDigit(run) || !hasLetter(run) {
+	letters := 0
+	for i := 0; i < len(run); i++ {
+		if run[i] > '9' {
+			letters++
+		}
+	}
+	if letters < 4 || len(run)-letters < 4 { // a number ("…925440e+38"), not a key
 		return false
 	}
 	before := lineBefore(text, start)
@@ -167,7 +219,7 @@ func randomLooking(tok string) bool {
 			digit = true
 		}
 	}
-	if !digit || (!upper && !lower) || !mixedPart(tok) {
+	if !digit || (!upper && !lower) || !mixedPart(tok) || identifier(tok) {
 		return false
 	}
 	h := shannon(tok)
@@ -187,6 +239,62 @@ func mixedPart(tok string) bool {
 		}
 	}
 	return false
+}
+
+// identifier reports whether tok is a name made of words rather than a
+// key: half of it or more is in runs of four or more letters that read
+// like words (a lower-case run with vowels, "DecryptPKCS1v15SessionKey",
+// "ParseTimeWithLooseRFC3339"), or it has four or more short parts
+// between underscores (arg_op1_op2__SPSel_05), or it is a path of short
+// parts and names (GOROOT/src/crypto/internal/fips140/v1.2.3).
+func identifier(tok string) bool {
+	if parts := strings.Split(tok, "_"); len(parts) >= 4 && allParts(parts, func(p string) bool { return len(p) <= 12 }) {
+		return true
+	}
+	if parts := strings.Split(tok, "/"); len(parts) >= 3 && allParts(parts, func(p string) bool { return len(p) <= 8 || identifier(p) }) {
+		return true
+	}
+	wordy := 0
+	for i := 0; i < len(tok); {
+		j := i
+		if c := tok[j]; c >= 'A' && c <= 'Z' {
+			j++
+		}
+		k := j
+		for k < len(tok) && tok[k] >= 'a' && tok[k] <= 'z' {
+			k++
+		}
+		if k-j >= 3 && k-i >= 4 && vowels(tok[i:k])*4 >= k-i {
+			wordy += k - i
+		}
+		if k == i {
+			k++
+		}
+		i = k
+	}
+	return 2*wordy >= len(tok)
+}
+
+// allParts reports whether every one of parts is ok.
+func allParts(parts []string, ok func(string) bool) bool {
+	for _, p := range parts {
+		if !ok(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// vowels counts the vowels of s, y included.
+func vowels(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] | 0x20 {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			n++
+		}
+	}
+	return n
 }
 
 // allUpper reports whether s has no lower-case letter and no digit.

@@ -25,7 +25,7 @@ const (
 const (
 	// purpose is what the secret is for, between the name and the
 	// connector: "for the home router", "du wifi", "für den Router".
-	purpose = `(?:\s+(?:for|of|to|on|at|in|with|für|fur|vom|von|zum|zur|des|du|de|del|da|do|dla|voor|van|för|till|di|della|per|на|от|для)\s[^.:;!?\n=]{0,40}?)?`
+	purpose = `(?:\s+(?:for|of|to|on|at|in|with|für|fur|vom|von|zum|zur|des|du|de|del|da|do|dla|voor|van|för|till|di|della|per|на|от|для)\s(?:[^.:;!?\n=]|\.\S){0,40}?)?`
 	// connector joins the name (and purpose) to the value.
 	connector = `(\s*(?:=>|:=|->|→|=|:)\s*|\s+[-–—]\s+|,?\s*c['’]est\s+|\s+(?:(?:is|was|has been|had been) (?:set|changed|updated|reset) to|(?:is|was) now|set to|changed to|is|was|are|were|ist|lautet|war|est|es|era|é|è|är|er|je|jest|это)(?:\s*:\s*|\s+))`
 	// bare is the space between a name and a value without a connector.
@@ -42,14 +42,16 @@ const maxAfterName = 160
 // names are the statement rules: the names, in lower case, and the kind
 // of value they take. A name stands alone as a word, except the compound
 // ones, which may end a longer word ("WLAN-Passwort", "Routerpasswort");
-// none counts right after a word of notAfter ("zip code"), and the names
-// of an entry that is connected only with a connector ("the code is 4711",
-// not "code 2024 was released").
+// none counts right after a word of notAfter ("zip code"); the names of
+// a connected entry count only with a connector ("the code is 4711", not
+// "code 2024 was released"), and those of a direct one only with a
+// connector right after them ("pass: …", not "one pass for each …: …").
 var names = []struct {
 	words     []string
 	compound  []string
 	notAfter  map[string]bool
 	connected bool
+	direct    bool
 	kind      kind
 	what      string
 }{
@@ -81,13 +83,16 @@ var names = []struct {
 		connected: true, kind: kindPIN, what: "a PIN",
 	},
 	{
-		words: strings.Fields(`clave`),
+		words: strings.Fields(`clave credential credentials`),
 		compound: []string{"wifi key", "wi-fi key", "wlan key", "network key", "wpa key", "wpa2 key", "wep key",
 			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi"},
 		kind: kindCode, what: "a password",
 	},
 	{
-		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer credential credentials cookie
+		words: []string{"pass"}, connected: true, direct: true, kind: kindCode, what: "a password",
+	},
+	{
+		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer cookie
 			clé schlüssel chiave chave`),
 		kind: kindKey, what: "a key or token",
 	},
@@ -137,7 +142,7 @@ func findStatement(text, lower string) (what string, found bool) {
 	nameIndex.each(lower, func(start, w int) bool {
 		ref, end := nameOf[w], start+len(nameIndex.words[w])
 		if ref.entry < 0 {
-			if cjkValue(text[end:]) {
+			if cjkValue(text[end:]) || cjkValueBefore(text[:start], text[end:]) {
 				what, found = "a password", true
 			}
 			return found
@@ -147,14 +152,15 @@ func findStatement(text, lower string) (what string, found bool) {
 			return false
 		}
 		rest := text[end:]
-		if r, _ := utf8.DecodeRuneInString(rest); r >= cjkStart {
+		if r, _ := utf8.DecodeRuneInString(rest); rest != "" && r >= cjkStart {
 			if cjkValue(rest) { // "PIN是4821", "password：abc123"
 				what, found = n.what, true
 			}
 			return found
 		}
 		a := afterName.FindStringSubmatchIndex(rest[:min(len(rest), maxAfterName)])
-		if a != nil && (a[2] >= 0 || !n.connected) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) {
+		if a != nil && (a[2] >= 0 || !n.connected) && (a[2] <= 0 || !n.direct) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) ||
+			valueBefore(n.kind, text[:start], rest) {
 			what, found = n.what, true
 		}
 		return found
@@ -220,13 +226,20 @@ func valueFollows(k kind, connected bool, rest string) bool {
 		return false
 	}
 	w := v.words[0]
+	if len(v.words) >= 3 && v.words[1] == "/" {
+		w = v.words[2] // "user/pass: admin / Adm1n2024"
+	}
 	switch k {
 	case kindPIN:
 		return digits(w, 4, 12)
 	case kindKey:
 		return strongToken(w)
-	case kindCode:
-		return tokenLike(w) || digits(w, 4, 64)
+	}
+	if pathLike(w) {
+		return false
+	}
+	if k == kindCode {
+		return len(w) >= 5 && tokenLike(w) || digits(w, 4, 64)
 	}
 	if v.quoted {
 		return !placeholder(w)
@@ -339,30 +352,40 @@ func lastRune(s string) string {
 
 // tokenLike reports whether w cannot be a word of a sentence: it mixes
 // letters with digits or symbols, or has a capital inside ("hunter2",
-// "Xk92!mmq", "LemonTree").
+// "Xk92!mmq", "LemonTree"). A hyphen or an apostrophe between letters
+// joins words ("preemption-unsafe", "helper's") and is no symbol.
 func tokenLike(w string) bool {
 	if len(w) < 3 {
 		return false
 	}
 	var letter, digit, symbol, innerUpper bool
-	prevLower := false
-	for _, r := range w {
+	prevLower, prevLetter := false, false
+	for i, r := range w {
+		isLetter := false
 		switch {
 		case r >= '0' && r <= '9':
 			digit = true
 		case r >= 'a' && r <= 'z':
-			letter = true
+			isLetter = true
 		case r >= 'A' && r <= 'Z':
-			letter = true
+			isLetter = true
 			innerUpper = innerUpper || prevLower
+		case (r == '-' || r == '\'' || r == '’') && prevLetter && letterAt(w, i+utf8.RuneLen(r)):
 		case r < utf8.RuneSelf:
 			symbol = true
 		default:
-			letter = true
+			isLetter = true
 		}
-		prevLower = r >= 'a' && r <= 'z'
+		letter = letter || isLetter
+		prevLower, prevLetter = r >= 'a' && r <= 'z', isLetter
 	}
 	return letter && (digit || symbol || innerUpper)
+}
+
+// letterAt reports whether a letter starts w[i:].
+func letterAt(w string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(w[i:])
+	return i < len(w) && unicode.IsLetter(r)
 }
 
 // strongToken reports whether w is a key: long, letters and digits, random
