@@ -43,6 +43,8 @@ func valueBefore(k kind, before, after string) bool {
 	switch k {
 	case kindPIN:
 		return digits(w, 4, 12)
+	case kindCVV:
+		return digits(w, 3, 4)
 	case kindKey:
 		return strongToken(w)
 	}

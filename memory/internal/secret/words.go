@@ -20,6 +20,7 @@ const (
 	kindKey                  // a long token of letters and digits
 	kindPhrase               // a password, or words that are not a sentence
 	kindCode                 // a password that cannot be a word: digits, or letters mixed with digits or symbols
+	kindCVV                  // three or four digits
 )
 
 const (
@@ -69,11 +70,16 @@ var names = []struct {
 		kind: kindPhrase, what: "a passphrase",
 	},
 	{
-		words: strings.Fields(`pin pins pincode pinnummer pin-code pin-nummer puk türcode zugangscode`),
+		words: strings.Fields(`pin pins pincode pinnummer pin-code pin-nummer puk türcode zugangscode geheimzahl`),
 		compound: []string{"pin code", "pin number", "code pin", "código pin", "door code", "gate code", "alarm code",
-			"access code", "security code", "unlock code", "lock code", "safe code", "garage code", "entry code",
-			"backup code", "backup codes", "recovery code", "recovery codes"},
+			"access code", "unlock code", "lock code", "safe code", "garage code", "entry code", "code secret",
+			"code confidentiel"},
 		kind: kindPIN, what: "a PIN",
+	},
+	{
+		words:    strings.Fields(`cvv cvc cvv2 cvc2`),
+		compound: []string{"security code", "card verification code", "card security code"},
+		kind:     kindCVV, what: "a card security code",
 	},
 	{
 		words: []string{"code", "codes"},
@@ -85,14 +91,15 @@ var names = []struct {
 	{
 		words: strings.Fields(`clave credential credentials`),
 		compound: []string{"wifi key", "wi-fi key", "wlan key", "network key", "wpa key", "wpa2 key", "wep key",
-			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi"},
+			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi", "backup code", "backup codes", "recovery code",
+			"recovery codes"},
 		kind: kindCode, what: "a password",
 	},
 	{
 		words: []string{"pass"}, connected: true, direct: true, kind: kindCode, what: "a password",
 	},
 	{
-		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer cookie
+		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer cookie seed
 			clé schlüssel chiave chave`),
 		kind: kindKey, what: "a key or token",
 	},
@@ -232,6 +239,8 @@ func valueFollows(k kind, connected bool, rest string) bool {
 	switch k {
 	case kindPIN:
 		return digits(w, 4, 12)
+	case kindCVV:
+		return digits(w, 3, 4)
 	case kindKey:
 		return strongToken(w)
 	}
