@@ -149,6 +149,7 @@ func TestFindMoreWritings(t *testing.T) {
 		"card game night with 12 friends on 2024-05-01",
 		"The user's random seed is 42.",
 		"dsn user:${DB_PASS}@tcp(db:3306)/app",
+		"The bank code is 10020030.",
 		"Le mot de passe a expiré hier.",
 		"密码错误三次后账户会被锁定。",
 		"请把口令告诉管理员。",

@@ -85,7 +85,7 @@ var names = []struct {
 		words: []string{"code", "codes"},
 		notAfter: set(`zip postal post postcode area country dial dialing dialling calling promo promotional discount coupon
 			voucher gift error status exit return source qr bar product tracking iata icao airport flight station swift bic
-			sort routing color colour country hs tax vat course class building morse`),
+			bank branch sort routing color colour country hs tax vat course class building morse`),
 		connected: true, kind: kindPIN, what: "a PIN",
 	},
 	{
