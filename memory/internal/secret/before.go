@@ -43,6 +43,8 @@ func valueBefore(k kind, before, after string) bool {
 	switch k {
 	case kindPIN:
 		return digits(w, 4, 12)
+	case kindCVV:
+		return digits(w, 3, 4)
 	case kindKey:
 		return strongToken(w)
 	}
@@ -72,10 +74,10 @@ func endsClause(s string) bool {
 }
 
 // pathLike reports whether w is a path, a URL or a file name rather than
-// a secret ("~/.pgpass", "/etc/secret/key", "secrets.txt").
+// a secret ("~/.pgpass", "/tmp", "/etc/secret/key", "secrets.txt").
 func pathLike(w string) bool {
 	if strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") ||
-		strings.HasPrefix(w, "/") && strings.Count(w, "/") >= 2 || strings.Contains(w, "://") {
+		strings.HasPrefix(w, "/") || strings.Contains(w, "://") {
 		return true
 	}
 	return fileName.MatchString(w) && !hasDigit(w[strings.LastIndexByte(w, '.'):])

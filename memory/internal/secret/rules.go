@@ -44,15 +44,40 @@ type allowlistFile struct {
 	Commits     []string `toml:"commits"`
 }
 
-// rule is one compiled gitleaks rule.
+// rule is one gitleaks rule. Its regular expressions are compiled on its
+// first use, as most texts want few rules and compiling all of them takes
+// tens of milliseconds.
 type rule struct {
 	id          string
-	re          *regexp.Regexp
 	secretGroup int
 	entropy     float64
 	keywords    []int // into ruleSet.keywords; none means the rule always runs
 	assignment  bool  // the rule asks for "keyword … = value" (see assignedNear)
-	allowlists  []allowlist
+
+	src      string
+	allowSrc []allowlistFile
+	once     sync.Once
+	err      error // a rule that does not compile finds nothing
+	re       *regexp.Regexp
+	allows   []allowlist
+}
+
+// compile compiles r's regular expressions, once.
+func (r *rule) compile() error {
+	r.once.Do(func() {
+		if r.re, r.err = regexp.Compile(r.src); r.err != nil {
+			return
+		}
+		if r.secretGroup > r.re.NumSubexp() {
+			r.err = fmt.Errorf("secretGroup %d of %d groups", r.secretGroup, r.re.NumSubexp())
+			return
+		}
+		r.allows, r.err = compileAllowlists(r.allowSrc)
+	})
+	if r.err != nil {
+		return fmt.Errorf("rule %s: %w", r.id, r.err)
+	}
+	return nil
 }
 
 // assignmentOperators is the operator group of gitleaks' rules for a
@@ -70,7 +95,7 @@ type allowlist struct {
 
 // ruleSet is the compiled rule file.
 type ruleSet struct {
-	rules    []rule
+	rules    []*rule
 	global   []allowlist
 	keywords *literals // of all rules, lower case
 }
@@ -84,8 +109,9 @@ var rules = sync.OnceValue(func() *ruleSet {
 	return rs
 })
 
-// parseRules compiles a gitleaks rule file. Rules that apply only to some
-// file paths are left out: a memory has no path.
+// parseRules reads a gitleaks rule file; its rules compile on first use
+// (see compileAll). Rules that apply only to some file paths are left out:
+// a memory has no path.
 func parseRules(src string) (*ruleSet, error) {
 	var f ruleFile
 	if _, err := toml.Decode(src, &f); err != nil {
@@ -102,14 +128,8 @@ func parseRules(src string) (*ruleSet, error) {
 		if e.Regex == "" || e.Path != "" {
 			continue
 		}
-		r := rule{id: e.ID, secretGroup: e.SecretGroup, entropy: e.Entropy,
-			assignment: strings.Contains(e.Regex, assignmentOperators)}
-		if r.re, err = regexp.Compile(e.Regex); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", e.ID, err)
-		}
-		if r.secretGroup > r.re.NumSubexp() {
-			return nil, fmt.Errorf("rule %s: secretGroup %d of %d groups", e.ID, r.secretGroup, r.re.NumSubexp())
-		}
+		r := &rule{id: e.ID, secretGroup: e.SecretGroup, entropy: e.Entropy,
+			assignment: strings.Contains(e.Regex, assignmentOperators), src: e.Regex, allowSrc: e.Allowlists}
 		for _, k := range e.Keywords {
 			k = strings.ToLower(k)
 			id, ok := ids[k]
@@ -120,13 +140,21 @@ func parseRules(src string) (*ruleSet, error) {
 			}
 			r.keywords = append(r.keywords, id)
 		}
-		if r.allowlists, err = compileAllowlists(e.Allowlists); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", e.ID, err)
-		}
 		rs.rules = append(rs.rules, r)
 	}
 	rs.keywords = newLiterals(words)
 	return rs, nil
+}
+
+// compileAll compiles every rule now, and reports the first that does not
+// compile.
+func (rs *ruleSet) compileAll() error {
+	for _, r := range rs.rules {
+		if err := r.compile(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // compileAllowlists keeps the checks a text can pass: an allowlist whose
@@ -169,9 +197,8 @@ func (rs *ruleSet) find(text, lower string) (id string, found bool) {
 		assigned[k] = assigned[k] || assignedNear(lower[pos+len(rs.keywords.words[k]):])
 		return false
 	})
-	for i := range rs.rules {
-		r := &rs.rules[i]
-		if !r.wanted(present, assigned) {
+	for _, r := range rs.rules {
+		if !r.wanted(present, assigned) || r.compile() != nil {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
@@ -263,7 +290,7 @@ func (r *rule) finding(text string, m []int) bool {
 	if r.entropy != 0 && shannon(s) <= r.entropy {
 		return false
 	}
-	return !allowed(r.allowlists, text, m, s)
+	return !allowed(r.allows, text, m, s)
 }
 
 // allowed reports whether one of lists lets the finding at m, with secret

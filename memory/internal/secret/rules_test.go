@@ -10,14 +10,17 @@ func TestEmbeddedRules(t *testing.T) {
 	if len(rs.rules) < 200 {
 		t.Fatalf("%d rules compiled from gitleaks.toml, want over 200", len(rs.rules))
 	}
+	if err := rs.compileAll(); err != nil {
+		t.Fatal(err)
+	}
 	if len(rs.global) == 0 {
 		t.Error("no global allowlist")
 	}
 	ids := map[string]*rule{}
-	for i := range rs.rules {
-		ids[rs.rules[i].id] = &rs.rules[i]
+	for _, r := range rs.rules {
+		ids[r.id] = r
 	}
-	if g := ids["generic-api-key"]; g == nil || !g.assignment || len(g.allowlists) == 0 {
+	if g := ids["generic-api-key"]; g == nil || !g.assignment || len(g.allows) == 0 {
 		t.Errorf("generic-api-key = %+v, want an assignment rule with allowlists", g)
 	}
 	if _, ok := ids["nuget-config-password"]; ok {
@@ -67,6 +70,9 @@ func TestRuleSemantics(t *testing.T) {
 	if len(rs.rules) != 2 {
 		t.Fatalf("%d rules, want 2 (the path rule left out)", len(rs.rules))
 	}
+	if err := rs.compileAll(); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		text string
 		want string // rule id, "" for none
@@ -88,6 +94,23 @@ func TestRuleSemantics(t *testing.T) {
 		if ok != (c.want != "") || id != c.want {
 			t.Errorf("find(%q) = %q, %v; want %q", c.text, id, ok, c.want)
 		}
+	}
+}
+
+func TestRuleThatDoesNotCompile(t *testing.T) {
+	rs, err := parseRules(`
+[[rules]]
+id = "broken"
+regex = '''(?<=x)y'''
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.compileAll(); err == nil || !strings.Contains(err.Error(), "broken") {
+		t.Errorf("compileAll = %v, want an error naming the rule", err)
+	}
+	if id, ok := rs.find("xy", "xy"); ok {
+		t.Errorf("a rule that does not compile found %s", id)
 	}
 }
 

@@ -88,7 +88,13 @@ func findToken(text string) (what string, found bool) {
 			return "a connection string with a password", true
 		}
 	}
-	text = maskURLs(text)
+	if dsnPassword(text) {
+		return "a connection string with a password", true
+	}
+	if cardNumber(text) {
+		return "a card number", true
+	}
+	text = maskPublicKeys(maskURLs(text))
 	found = false
 	runs(text, wordByte, minHex, func(start, end int) bool {
 		found = hexDigits(text[start:end]) && secretHex(text, start, end)
@@ -105,6 +111,83 @@ func findToken(text string) (what string, found bool) {
 		return "a long random string (a key or token)", true
 	}
 	return "", false
+}
+
+// dsn is a Go database DSN with a password and no scheme:
+// user:password@tcp(host:3306)/db.
+var dsn = regexp.MustCompile(`[\w.-]+:([^\s:@/]+)@(?:tcp|unix|udp)\(`)
+
+// dsnPassword reports whether text holds a DSN with a password.
+func dsnPassword(text string) bool {
+	if !strings.Contains(text, "@tcp(") && !strings.Contains(text, "@unix(") && !strings.Contains(text, "@udp(") {
+		return false
+	}
+	for _, m := range dsn.FindAllStringSubmatch(text, -1) {
+		if !placeholder(m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// publicKey is an SSH public key: its base64 is no secret.
+var publicKey = regexp.MustCompile(`\b(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) AAAA[A-Za-z0-9+/=]+`)
+
+// maskPublicKeys blanks out the SSH public keys of text.
+func maskPublicKeys(text string) string {
+	if !strings.Contains(text, " AAAA") {
+		return text
+	}
+	return publicKey.ReplaceAllStringFunc(text, func(k string) string { return strings.Repeat(" ", len(k)) })
+}
+
+// cardWords are the words that say a long number is a payment card's.
+var cardWords = []string{"card", "visa", "mastercard", "amex", "karte", "carte", "tarjeta", "cartão", "carta", "卡号", "卡號", "信用卡", "银行卡", "銀行卡", "借记卡", "信用卡號"}
+
+// cardNumber reports whether text names a payment card and holds a number
+// of 13 to 19 digits, maybe in groups, that passes the Luhn check.
+func cardNumber(text string) bool {
+	if !containsAny(lowerSame(text), cardWords) {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] < '0' || text[i] > '9' || i > 0 && groupByte(text[i-1]) {
+			continue
+		}
+		var ds []byte
+		j := i
+		for j < len(text) && len(ds) <= 19 {
+			c := text[j]
+			switch {
+			case c >= '0' && c <= '9':
+				ds = append(ds, c)
+			case (c == ' ' || c == '-') && j+1 < len(text) && text[j+1] >= '0' && text[j+1] <= '9' && text[j-1] != ' ' && text[j-1] != '-':
+			default:
+				j = len(text)
+				continue
+			}
+			j++
+		}
+		if len(ds) >= 13 && len(ds) <= 19 && luhn(ds) {
+			return true
+		}
+	}
+	return false
+}
+
+// luhn reports whether the digits ds pass the Luhn check.
+func luhn(ds []byte) bool {
+	sum := 0
+	for i := range ds {
+		d := int(ds[len(ds)-1-i] - '0')
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
 }
 
 // maskURLs blanks out the URLs of text: their paths and ids are no keys

@@ -20,6 +20,7 @@ const (
 	kindKey                  // a long token of letters and digits
 	kindPhrase               // a password, or words that are not a sentence
 	kindCode                 // a password that cannot be a word: digits, or letters mixed with digits or symbols
+	kindCVV                  // three or four digits
 )
 
 const (
@@ -42,14 +43,16 @@ const maxAfterName = 160
 // names are the statement rules: the names, in lower case, and the kind
 // of value they take. A name stands alone as a word, except the compound
 // ones, which may end a longer word ("WLAN-Passwort", "Routerpasswort");
-// none counts right after a word of notAfter ("zip code"), and the names
-// of an entry that is connected only with a connector ("the code is 4711",
-// not "code 2024 was released").
+// none counts right after a word of notAfter ("zip code"); the names of
+// a connected entry count only with a connector ("the code is 4711", not
+// "code 2024 was released"), and those of a direct one only with a
+// connector right after them ("pass: …", not "one pass for each …: …").
 var names = []struct {
 	words     []string
 	compound  []string
 	notAfter  map[string]bool
 	connected bool
+	direct    bool
 	kind      kind
 	what      string
 }{
@@ -67,30 +70,36 @@ var names = []struct {
 		kind: kindPhrase, what: "a passphrase",
 	},
 	{
-		words: strings.Fields(`pin pins pincode pinnummer pin-code pin-nummer puk türcode zugangscode`),
+		words: strings.Fields(`pin pins pincode pinnummer pin-code pin-nummer puk türcode zugangscode geheimzahl`),
 		compound: []string{"pin code", "pin number", "code pin", "código pin", "door code", "gate code", "alarm code",
-			"access code", "security code", "unlock code", "lock code", "safe code", "garage code", "entry code",
-			"backup code", "backup codes", "recovery code", "recovery codes"},
+			"access code", "unlock code", "lock code", "safe code", "garage code", "entry code", "code secret",
+			"code confidentiel"},
 		kind: kindPIN, what: "a PIN",
+	},
+	{
+		words:    strings.Fields(`cvv cvc cvv2 cvc2`),
+		compound: []string{"security code", "card verification code", "card security code"},
+		kind:     kindCVV, what: "a card security code",
 	},
 	{
 		words: []string{"code", "codes"},
 		notAfter: set(`zip postal post postcode area country dial dialing dialling calling promo promotional discount coupon
 			voucher gift error status exit return source qr bar product tracking iata icao airport flight station swift bic
-			sort routing color colour country hs tax vat course class building morse`),
+			bank branch sort routing color colour country hs tax vat course class building morse`),
 		connected: true, kind: kindPIN, what: "a PIN",
 	},
 	{
 		words: strings.Fields(`clave credential credentials`),
 		compound: []string{"wifi key", "wi-fi key", "wlan key", "network key", "wpa key", "wpa2 key", "wep key",
-			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi"},
+			"wlan-schlüssel", "netzwerkschlüssel", "clé wifi", "clé wi-fi", "backup code", "backup codes", "recovery code",
+			"recovery codes"},
 		kind: kindCode, what: "a password",
 	},
 	{
-		words: []string{"pass"}, connected: true, kind: kindCode, what: "a password",
+		words: []string{"pass"}, connected: true, direct: true, kind: kindCode, what: "a password",
 	},
 	{
-		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer cookie
+		words: strings.Fields(`key keys apikey apikeys token tokens secret secrets bearer cookie seed
 			clé schlüssel chiave chave`),
 		kind: kindKey, what: "a key or token",
 	},
@@ -157,7 +166,7 @@ func findStatement(text, lower string) (what string, found bool) {
 			return found
 		}
 		a := afterName.FindStringSubmatchIndex(rest[:min(len(rest), maxAfterName)])
-		if a != nil && (a[2] >= 0 || !n.connected) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) ||
+		if a != nil && (a[2] >= 0 || !n.connected) && (a[2] <= 0 || !n.direct) && valueFollows(n.kind, a[2] >= 0, rest[a[1]:]) ||
 			valueBefore(n.kind, text[:start], rest) {
 			what, found = n.what, true
 		}
@@ -230,6 +239,8 @@ func valueFollows(k kind, connected bool, rest string) bool {
 	switch k {
 	case kindPIN:
 		return digits(w, 4, 12)
+	case kindCVV:
+		return digits(w, 3, 4)
 	case kindKey:
 		return strongToken(w)
 	}
@@ -350,30 +361,40 @@ func lastRune(s string) string {
 
 // tokenLike reports whether w cannot be a word of a sentence: it mixes
 // letters with digits or symbols, or has a capital inside ("hunter2",
-// "Xk92!mmq", "LemonTree").
+// "Xk92!mmq", "LemonTree"). A hyphen or an apostrophe between letters
+// joins words ("preemption-unsafe", "helper's") and is no symbol.
 func tokenLike(w string) bool {
 	if len(w) < 3 {
 		return false
 	}
 	var letter, digit, symbol, innerUpper bool
-	prevLower := false
-	for _, r := range w {
+	prevLower, prevLetter := false, false
+	for i, r := range w {
+		isLetter := false
 		switch {
 		case r >= '0' && r <= '9':
 			digit = true
 		case r >= 'a' && r <= 'z':
-			letter = true
+			isLetter = true
 		case r >= 'A' && r <= 'Z':
-			letter = true
+			isLetter = true
 			innerUpper = innerUpper || prevLower
+		case (r == '-' || r == '\'' || r == '’') && prevLetter && letterAt(w, i+utf8.RuneLen(r)):
 		case r < utf8.RuneSelf:
 			symbol = true
 		default:
-			letter = true
+			isLetter = true
 		}
-		prevLower = r >= 'a' && r <= 'z'
+		letter = letter || isLetter
+		prevLower, prevLetter = r >= 'a' && r <= 'z', isLetter
 	}
 	return letter && (digit || symbol || innerUpper)
+}
+
+// letterAt reports whether a letter starts w[i:].
+func letterAt(w string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(w[i:])
+	return i < len(w) && unicode.IsLetter(r)
 }
 
 // strongToken reports whether w is a key: long, letters and digits, random
@@ -463,47 +484,6 @@ func passphrase(words []string, phrase bool) bool {
 func functionWord(w string) bool {
 	return functionWords[strings.ToLower(w)]
 }
-
-func set(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
-
-// conjunctions end the clause a value is read from.
-var conjunctions = set("and but or so because since which that when while if then und aber oder weil et mais ou car y pero porque e ma en maar och men 和")
-
-// functionWords never start a value: articles, pronouns, prepositions,
-// auxiliaries and the words that say where or how a secret is kept, in the
-// languages the names are.
-var functionWords = set(`
-the a an this that these those my your his her its our their me you him them it i we they one ones
-is are was were be been being am has have had do does did will would can could should must may might shall
-not no never always also too very so just only even still yet already now then here there where what which who how
-in on at of for to from by with without into onto under over inside outside behind near about as like than via per
-same different another other others each every any some all both either neither none nothing something anything everything
-stored saved kept written noted listed managed handled required needed set changed reset rotated expired hidden shared sent
-given known shown taken found lost forgotten stolen leaked encrypted hashed protected generated attached printed
-der die das den dem des ein eine einen einem einer im am ist sind war nicht kein keine auch noch schon bei mit ohne auf unter
-gespeichert hinterlegt notiert geändert vergessen geheim sicher unsicher zu sehr gleich anders
-le la les un une des du au aux est sont était pas ne dans sur sous avec sans pour chez très trop même
-enregistré enregistrée sauvegardé stocké stockée noté oublié changé secret secrète
-el los las unos unas es son era está no en con sin por para muy demasiado mismo misma guardada guardado olvidé cambiada
-o os um uma é são não em com sem muito mesmo mesma
-het een zijn niet geen op bij met zonder te heel
-il lo gli è sono non nel nella con senza molto stesso stessa
-ett är inte på med utan för mycket samma
-`)
-
-// describingWords are single words that say what a secret is like, not
-// what it is.
-var describingWords = set(`fine okay good bad great nice easy hard simple complex short long weak strong secure insecure safe unsafe
-case sensitive wrong correct incorrect valid invalid new old default temporary optional mandatory necessary important
-unique random private public personal confidential missing empty unknown elsewhere unchanged above below inside
-leicht schwer kurz lang falsch richtig neu alt facile difficile court courte long longue faux nouveau nouvelle
-fácil difícil corta corto larga largo nueva nuevo segura seguro`)
 
 // foldWidth maps full-width ASCII forms and the ideographic space to ASCII
 // ("ｐａｓｓｗｏｒｄ：ｘ" reads as "password:x"); text without them is
