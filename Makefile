@@ -60,11 +60,12 @@ test: deps
 	$(MAKE) cross-check
 
 ## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips), and the
-## fuzz target that checks no memory text can open or close the memory block
+## fuzz targets of the memory block marks (Defuse) and of the secret check
 STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzDefuse$$' -fuzztime 30s ./memory/
+	$(GO) test -run '^$$' -fuzz '^FuzzSecret$$' -fuzztime 30s ./memory/
 
 # The targets (GOOS/GOARCH) whose builds of the pure-Go packages make test checks from Linux; Macs are arm64 now.
 CROSS_TARGETS := windows/amd64 darwin/arm64
