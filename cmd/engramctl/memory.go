@@ -32,8 +32,10 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
   pin     ID...                                   always inject, never evict
   unpin   ID...
   search  [--k N] QUERY...                        rank memories for a query (last word: a prefix)
-  import  [FILE|-]                                merge another memory.json or an export by ID;
+  import  [--force] [FILE|-]                      merge another memory.json or an export by ID;
                                                   add legacy JSON or JSON Lines as new memories
+                                                  (entries that look like secrets are listed, not
+                                                  imported, unless --force)
   export  [--all] [--jsonl] [FILE]                write memories as JSON (or JSON Lines)
   learn   --chat ID | --all [--delay D] [--restart]
                                                   consolidate memories from past chats (resumable)

@@ -31,6 +31,7 @@ type importError struct {
 }
 
 func memoryImport(r *memoryRun) func() int {
+	force := r.flags.fs.Bool("force", false, "import entries that look like secrets too")
 	return func() int {
 		if len(r.args) > 1 {
 			return r.usageError("import one file at a time")
@@ -59,29 +60,44 @@ func memoryImport(r *memoryRun) func() int {
 		if err != nil {
 			return r.fail(fmt.Errorf("parse input: %w", err))
 		}
+		var sum importSummary
+		secrets := map[int]bool{} // entries refused as secrets, by index
+		for i, e := range entries {
+			if what, ok := memory.Secret(e.Text); ok && e.Live() && !*force {
+				secrets[i] = true
+				sum.Invalid = append(sum.Invalid, importError{Entry: i + 1,
+					Error: fmt.Sprintf("not imported: it looks like a secret (%s); --force imports it", what)})
+			}
+		}
 		if code := r.open(); code != exitOK {
 			return code
 		}
 		defer r.close()
-		if n, ok, err := r.store.MergeFile(data, fallback); ok {
-			if err != nil {
-				return r.fail(err)
+		// A file merged by ID would bring its secrets along: with one in it,
+		// its other entries are imported one by one instead.
+		if len(secrets) == 0 {
+			if n, ok, err := r.store.MergeFile(data, fallback); ok {
+				if err != nil {
+					return r.fail(err)
+				}
+				if r.flags.json {
+					r.writeJSON(struct {
+						Merged int `json:"merged"`
+					}{n})
+				} else {
+					fmt.Fprintf(r.env.Stdout, "merged %d memories by ID\n", n)
+				}
+				return r.saved()
 			}
-			if r.flags.json {
-				r.writeJSON(struct {
-					Merged int `json:"merged"`
-				}{n})
-			} else {
-				fmt.Fprintf(r.env.Stdout, "merged %d memories by ID\n", n)
-			}
-			return r.saved()
 		}
-		var sum importSummary
 		var batch []memory.Entry
 		var index []int
 		for i, e := range entries {
 			if !e.Live() {
 				sum.Skipped++
+				continue
+			}
+			if secrets[i] {
 				continue
 			}
 			if _, taken := r.store.Get(e.ID); taken {
@@ -112,6 +128,10 @@ func memoryImport(r *memoryRun) func() int {
 			r.writeJSON(sum)
 		} else {
 			for _, ie := range sum.Invalid {
+				if ie.Text == "" { // a secret: its text is not repeated
+					fmt.Fprintf(r.env.Stderr, "engramctl memory import: entry %d: %s\n", ie.Entry, ie.Error)
+					continue
+				}
 				fmt.Fprintf(r.env.Stderr, "engramctl memory import: entry %d (%q): %s\n", ie.Entry, ie.Text, ie.Error)
 			}
 			fmt.Fprintf(r.env.Stdout, "imported %d, duplicates %d, skipped %d, invalid %d\n", sum.Added, sum.Duplicates, sum.Skipped, len(sum.Invalid))
