@@ -201,7 +201,7 @@ var notSecrets = []string{
 	"The meeting is at 10:30 in room B-204.",
 	"sha256 checksum e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 	"Call the office at +49 30 1234 5678.",
-	"Version 2.7.1 of fyne.io/fyne/v2 fixes the Wayland bug.",
+	"Version 2.7.1 of the Fyne toolkit fixes the Wayland bug.",
 	"Project path: /home/user/src/github.com/example/engram-desktop-app",
 	"Use internationalization_and_localization_helpers for strings.",
 	"The passphrase must be at least four words.",

@@ -1,4 +1,6 @@
-// Package agenttest is a fake OpenAI-compatible endpoint for tests and
+// Package agenttest is test support for the packages over the agent: a
+// temporary home for a package's tests (RunInTempHome) and a fake
+// OpenAI-compatible endpoint for tests and
 // end-to-end runs. It speaks the streaming Chat Completions protocol as the
 // real API does: Server-Sent Events "data: {chunk}" lines ending with
 // "data: [DONE]", text split over several chunks, tool calls whose ID and

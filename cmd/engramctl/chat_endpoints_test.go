@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ENGRAMCTL_AS_MAIN") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 	}
-	os.Exit(m.Run())
+	// The tests, and every engramctl they start, keep out of the real
+	// user's folders.
+	os.Exit(agenttest.RunInTempHome(m))
 }
 
 func TestChatShowsReasoningApart(t *testing.T) {
