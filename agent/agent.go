@@ -148,9 +148,7 @@ func New(opts Options) (*Agent, error) {
 		running: map[string]context.CancelFunc{}, instr: NewInstructions(opts.Paths.GlobalInstructions())}
 	a.idle = sync.NewCond(&a.mu)
 	a.pipe = distill.New(distill.Config{
-		Recall: func(stores []distill.Target, query string, k int) []RecalledHit {
-			return bestHits(stores, query, nil, k, false)
-		},
+		Recall:          recallAll,
 		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
 		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
 		Now:             opts.Now,

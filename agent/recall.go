@@ -25,6 +25,12 @@ func bestHits(stores []distill.Target, query string, history []string, k int, sk
 	return mergeHits(lists, k)
 }
 
+// recallAll is the best k hits of query over the stores, pinned entries
+// included and no history: the recall of the memory tools and the pipeline.
+func recallAll(stores []distill.Target, query string, k int) []RecalledHit {
+	return bestHits(stores, query, nil, k, false)
+}
+
 // mergeHits merges the hits of several stores, each list best first, into
 // the best k. A BM25 score depends on its index's statistics (a word
 // common in a small project store weighs little there, the same word rare

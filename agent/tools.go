@@ -21,11 +21,9 @@ const (
 // the model.
 func (a *Agent) runTool(ts *turnState, call llm.ToolCall) (string, error) {
 	s := memtools.Session{
-		Global: a.global.target(),
-		Shown:  chatShown{seen: &a.seen, chatID: ts.chatID},
-		Recall: func(stores []distill.Target, query string, k int) []RecalledHit {
-			return bestHits(stores, query, nil, k, false)
-		},
+		Global:  a.global.target(),
+		Shown:   chatShown{seen: &a.seen, chatID: ts.chatID},
+		Recall:  recallAll,
 		Propose: a.pipe.Propose,
 	}
 	if ts.project != nil {

@@ -106,27 +106,10 @@ func (s *Store) History(id string) []Entry {
 	if !ok {
 		return nil
 	}
-	chain := []Entry{e}
 	seen := map[string]bool{id: true}
-	for p := e.Supersedes; p != "" && !seen[p]; {
-		pe, ok := recs[p]
-		if !ok {
-			break
-		}
-		seen[p] = true
-		chain = append(chain, pe)
-		p = pe.Supersedes
-	}
+	chain := follow(recs, e, seen, func(x Entry) string { return x.Supersedes })
 	slices.Reverse(chain)
-	for n := e.SupersededBy; n != "" && !seen[n]; {
-		ne, ok := recs[n]
-		if !ok {
-			break
-		}
-		seen[n] = true
-		chain = append(chain, ne)
-		n = ne.SupersededBy
-	}
+	chain = append(chain, follow(recs, e, seen, func(x Entry) string { return x.SupersededBy })[1:]...)
 	var out []Entry
 	for _, c := range chain {
 		var side []Entry
@@ -263,4 +246,21 @@ func fileCompare(a, b Entry) int {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
+}
+
+// follow is e and the versions reached from it through next, in the order
+// reached, stopping at a missing version or one already in seen (which it
+// fills in).
+func follow(recs map[string]Entry, e Entry, seen map[string]bool, next func(Entry) string) []Entry {
+	out := []Entry{e}
+	for id := next(e); id != "" && !seen[id]; {
+		x, ok := recs[id]
+		if !ok {
+			break
+		}
+		seen[id] = true
+		out = append(out, x)
+		id = next(x)
+	}
+	return out
 }

@@ -113,20 +113,24 @@ func (p *Pipeline) Suggestions() []Suggestion {
 func (p *Pipeline) Suggestion(id string) (Suggestion, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.loadLocked()
-	i := slices.IndexFunc(p.sugg, func(s Suggestion) bool { return s.ID == id })
+	i := p.indexLocked(id)
 	if i < 0 {
 		return Suggestion{}, false
 	}
 	return p.sugg[i], true
 }
 
+// indexLocked is the place of suggestion id among the held ones, or -1.
+func (p *Pipeline) indexLocked(id string) int {
+	p.loadLocked()
+	return slices.IndexFunc(p.sugg, func(s Suggestion) bool { return s.ID == id })
+}
+
 // Take removes a suggestion and returns it.
 func (p *Pipeline) Take(id string) (Suggestion, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.loadLocked()
-	i := slices.IndexFunc(p.sugg, func(s Suggestion) bool { return s.ID == id })
+	i := p.indexLocked(id)
 	if i < 0 {
 		return Suggestion{}, fmt.Errorf("no memory suggestion %q", id)
 	}

@@ -40,13 +40,8 @@ func valueBefore(k kind, before, after string) bool {
 		return false
 	}
 	w := strings.Trim(m[1], `.,;!?()[]{}"'“”‘’«»`)
-	switch k {
-	case kindPIN:
-		return digits(w, 4, 12)
-	case kindCVV:
-		return digits(w, 3, 4)
-	case kindKey:
-		return strongToken(w)
+	if looks, shaped := shapedValue(k, w); shaped {
+		return looks
 	}
 	return !pathLike(w) && (len(w) >= 6 && tokenLike(w) || digits(w, 4, 64))
 }

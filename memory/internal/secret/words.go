@@ -225,6 +225,21 @@ func lowerSame(s string) string {
 	return string(b)
 }
 
+// shapedValue checks w against the shape a value of kind k must have, for
+// the kinds that have one (PINs, security codes, keys); shaped is false for
+// the others, whose values the caller judges.
+func shapedValue(k kind, w string) (looks, shaped bool) {
+	switch k {
+	case kindPIN:
+		return digits(w, 4, 12), true
+	case kindCVV:
+		return digits(w, 3, 4), true
+	case kindKey:
+		return strongToken(w), true
+	}
+	return false, false
+}
+
 // valueFollows reports whether rest, the text after a name of kind k (and
 // a connector, when connected), starts with a value.
 func valueFollows(k kind, connected bool, rest string) bool {
@@ -236,13 +251,8 @@ func valueFollows(k kind, connected bool, rest string) bool {
 	if len(v.words) >= 3 && v.words[1] == "/" {
 		w = v.words[2] // "user/pass: admin / Adm1n2024"
 	}
-	switch k {
-	case kindPIN:
-		return digits(w, 4, 12)
-	case kindCVV:
-		return digits(w, 3, 4)
-	case kindKey:
-		return strongToken(w)
+	if looks, shaped := shapedValue(k, w); shaped {
+		return looks
 	}
 	if pathLike(w) {
 		return false

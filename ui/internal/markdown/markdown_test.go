@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"engram/ui/internal/look"
+	"engram/ui/internal/uitest"
 )
 
 // The Markdown the golden files pin.
@@ -26,28 +27,6 @@ const (
 	mdTwoLines = "line one\nline two"
 )
 
-// renderWindow shows objs in a test window of the chat pane's width.
-func renderWindow(t *testing.T, objs ...fyne.CanvasObject) fyne.Window {
-	t.Helper()
-	w := test.NewWindow(container.NewVBox(objs...))
-	w.Resize(fyne.NewSize(560, 320))
-	t.Cleanup(w.Close)
-	relayout(w.Content())
-	return w
-}
-
-// relayout lays the containers under o out again from the top, as the
-// app's driver does on the next frame once wrapped text knows its width.
-func relayout(o fyne.CanvasObject) {
-	for range 2 {
-		for _, x := range test.LaidOutObjects(o) {
-			if c, ok := x.(*fyne.Container); ok && c.Layout != nil {
-				c.Layout.Layout(c.Objects, c.Size())
-			}
-		}
-	}
-}
-
 func noClip() Clipboard { return Clipboard{Set: func(string) {}} }
 
 func TestMarkdownGolden(t *testing.T) {
@@ -60,7 +39,7 @@ func TestMarkdownGolden(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			test.NewTempApp(t)
-			w := renderWindow(t, Render(c.text, noClip())...)
+			w := uitest.RenderWindow(t, Render(c.text, noClip())...)
 			test.AssertRendersToMarkup(t, "markdown_"+c.name+".xml", w.Canvas())
 		})
 	}
@@ -85,7 +64,7 @@ func richTexts(objs []fyne.CanvasObject) []*widget.RichText {
 func TestMarkdownTableIsAGrid(t *testing.T) {
 	test.NewTempApp(t)
 	objs := Render(mdTable, noClip())
-	renderWindow(t, objs...)
+	uitest.RenderWindow(t, objs...)
 	cells := richTexts(objs)
 	if len(cells) != 9 {
 		t.Fatalf("%d cells, want 3 rows of 3", len(cells))
@@ -116,7 +95,7 @@ func TestMarkdownTableIsAGrid(t *testing.T) {
 func TestMarkdownNestedListIsIndented(t *testing.T) {
 	test.NewTempApp(t)
 	objs := Render(mdNested, noClip())
-	renderWindow(t, objs...)
+	uitest.RenderWindow(t, objs...)
 	pos := map[string]fyne.Position{}
 	for _, rt := range richTexts(objs) {
 		pos[strings.TrimSpace(rt.String())] = fyne.CurrentApp().Driver().AbsolutePositionForObject(rt)
