@@ -45,15 +45,23 @@ type journalRecord struct {
 }
 
 // journalPath names the journal of the store at storePath inside dir:
-// the store's folder name and a hash of its path, so a project's store and
-// the global one do not share a journal.
+// the names of the store's folder and file and a hash of its path, so
+// every memory file (a project's store, the global one, an export or a
+// legacy file beside a store) has a journal of its own.
 func journalPath(dir, storePath string) string {
-	base := ProjectSlug(filepath.Dir(storePath))
-	return filepath.Join(dir, "journal", base+".jsonl")
+	name := filepath.Base(filepath.Dir(storePath)) + "-" + filepath.Base(storePath)
+	return filepath.Join(dir, "journal", slug(name, storePath, "memory")+".jsonl")
+}
+
+// folderJournalPath is where versions before journals were keyed by file
+// kept the journal of every store in storePath's folder.
+func folderJournalPath(dir, storePath string) string {
+	return filepath.Join(dir, "journal", ProjectSlug(filepath.Dir(storePath))+".jsonl")
 }
 
 // openJournal opens (creating its directory, mode 0700) the journal of the
-// store at storePath under stateDir.
+// store at storePath under stateDir. The journal of a memory.json takes
+// over the folder-keyed journal older versions kept for its folder.
 func openJournal(stateDir, storePath string, keep time.Duration) (*journal, error) {
 	path := journalPath(stateDir, storePath)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -63,10 +71,36 @@ func openJournal(stateDir, storePath string, keep time.Duration) (*journal, erro
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	if filepath.Base(storePath) == "memory.json" {
+		if err := migrateJournal(folderJournalPath(stateDir, storePath), path, l); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
 	if keep <= 0 {
 		keep = DefaultJournalKeep
 	}
 	return &journal{path: path, lock: l, keep: keep, checkAt: compactLines}, nil
+}
+
+// migrateJournal moves the folder-keyed journal old to path, under path's
+// lock, unless path already exists (another process moved it first).
+func migrateJournal(old, path string, l *durable.Locker) error {
+	if _, err := os.Stat(old); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := l.Lock(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer l.Unlock()
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.Rename(old, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("move journal %s to %s: %w", old, path, err)
+	}
+	os.Remove(old + ".lock")
+	return nil
 }
 
 // read returns the latest record of each entry in the journal. A line
