@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -104,7 +103,8 @@ func migrateJournal(old, path string, l *durable.Locker) error {
 }
 
 // read returns the latest record of each entry in the journal. A line
-// that does not parse (the end of a record cut by a crash) is skipped.
+// that does not parse (the end of a record cut by a crash, or anything
+// else) is skipped alone, whatever its length.
 func (j *journal) read() (map[string]journalRecord, error) {
 	data, err := os.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -116,11 +116,15 @@ func (j *journal) read() (map[string]journalRecord, error) {
 	}
 	recs := map[string]journalRecord{}
 	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
 		var r journalRecord
-		if json.Unmarshal(sc.Bytes(), &r) != nil || !validID(r.ID) || r.Rev.IsZero() {
+		if json.Unmarshal(line, &r) != nil || !validID(r.ID) || r.Rev.IsZero() {
 			continue
 		}
 		n++
@@ -130,7 +134,9 @@ func (j *journal) read() (map[string]journalRecord, error) {
 	return recs, nil
 }
 
-// append adds the entries to the journal and syncs it.
+// append adds the entries to the journal and syncs it. After a last line
+// cut short (a crash or a full disk mid-append) the records start on a
+// new line, so the cut line is the only one lost.
 func (j *journal) append(es []Entry, at time.Time) error {
 	if len(es) == 0 {
 		return nil
@@ -144,11 +150,18 @@ func (j *journal) append(es []Entry, at time.Time) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	_, err = f.Write(buf.Bytes())
+	data := buf.Bytes()
+	cut, err := endsCut(f)
+	if cut {
+		data = append([]byte{'\n'}, data...)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -160,6 +173,19 @@ func (j *journal) append(es []Entry, at time.Time) error {
 	}
 	j.lines += len(es)
 	return nil
+}
+
+// endsCut reports whether f is not empty and does not end with a newline.
+func endsCut(f *os.File) (bool, error) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
 }
 
 // compactLines is the journal length from which a write compacts it.
