@@ -60,9 +60,15 @@ func ProjectSlug(dir string) string {
 	if err != nil {
 		abs = filepath.Clean(dir)
 	}
-	sum := sha256.Sum256([]byte(abs))
+	return slug(filepath.Base(abs), abs, "project")
+}
+
+// slug is name made safe (lower-case ASCII letters, digits, '-' and '_',
+// at most 40; fallback when nothing is left) and a short hash of key.
+func slug(name, key, fallback string) string {
+	sum := sha256.Sum256([]byte(key))
 	var b strings.Builder
-	for _, r := range strings.ToLower(filepath.Base(abs)) {
+	for _, r := range strings.ToLower(name) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
 			b.WriteRune(r)
@@ -73,11 +79,11 @@ func ProjectSlug(dir string) string {
 			break
 		}
 	}
-	name := strings.Trim(b.String(), "-")
-	if name == "" {
-		name = "project"
+	out := strings.Trim(b.String(), "-")
+	if out == "" {
+		out = fallback
 	}
-	return name + "-" + hex.EncodeToString(sum[:4])
+	return out + "-" + hex.EncodeToString(sum[:4])
 }
 
 // GlobalPath is the global store inside Engram's config directory

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -45,15 +44,23 @@ type journalRecord struct {
 }
 
 // journalPath names the journal of the store at storePath inside dir:
-// the store's folder name and a hash of its path, so a project's store and
-// the global one do not share a journal.
+// the names of the store's folder and file and a hash of its path, so
+// every memory file (a project's store, the global one, an export or a
+// legacy file beside a store) has a journal of its own.
 func journalPath(dir, storePath string) string {
-	base := ProjectSlug(filepath.Dir(storePath))
-	return filepath.Join(dir, "journal", base+".jsonl")
+	name := filepath.Base(filepath.Dir(storePath)) + "-" + filepath.Base(storePath)
+	return filepath.Join(dir, "journal", slug(name, storePath, "memory")+".jsonl")
+}
+
+// folderJournalPath is where versions before journals were keyed by file
+// kept the journal of every store in storePath's folder.
+func folderJournalPath(dir, storePath string) string {
+	return filepath.Join(dir, "journal", ProjectSlug(filepath.Dir(storePath))+".jsonl")
 }
 
 // openJournal opens (creating its directory, mode 0700) the journal of the
-// store at storePath under stateDir.
+// store at storePath under stateDir. The journal of a memory.json takes
+// over the folder-keyed journal older versions kept for its folder.
 func openJournal(stateDir, storePath string, keep time.Duration) (*journal, error) {
 	path := journalPath(stateDir, storePath)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -63,14 +70,41 @@ func openJournal(stateDir, storePath string, keep time.Duration) (*journal, erro
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	if filepath.Base(storePath) == "memory.json" {
+		if err := migrateJournal(folderJournalPath(stateDir, storePath), path, l); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
 	if keep <= 0 {
 		keep = DefaultJournalKeep
 	}
 	return &journal{path: path, lock: l, keep: keep, checkAt: compactLines}, nil
 }
 
+// migrateJournal moves the folder-keyed journal old to path, under path's
+// lock, unless path already exists (another process moved it first).
+func migrateJournal(old, path string, l *durable.Locker) error {
+	if _, err := os.Stat(old); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := l.Lock(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer l.Unlock()
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.Rename(old, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("move journal %s to %s: %w", old, path, err)
+	}
+	os.Remove(old + ".lock")
+	return nil
+}
+
 // read returns the latest record of each entry in the journal. A line
-// that does not parse (the end of a record cut by a crash) is skipped.
+// that does not parse (the end of a record cut by a crash, or anything
+// else) is skipped alone, whatever its length.
 func (j *journal) read() (map[string]journalRecord, error) {
 	data, err := os.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -82,11 +116,15 @@ func (j *journal) read() (map[string]journalRecord, error) {
 	}
 	recs := map[string]journalRecord{}
 	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
 		var r journalRecord
-		if json.Unmarshal(sc.Bytes(), &r) != nil || !validID(r.ID) || r.Rev.IsZero() {
+		if json.Unmarshal(line, &r) != nil || !validID(r.ID) || r.Rev.IsZero() {
 			continue
 		}
 		n++
@@ -96,7 +134,9 @@ func (j *journal) read() (map[string]journalRecord, error) {
 	return recs, nil
 }
 
-// append adds the entries to the journal and syncs it.
+// append adds the entries to the journal and syncs it. After a last line
+// cut short (a crash or a full disk mid-append) the records start on a
+// new line, so the cut line is the only one lost.
 func (j *journal) append(es []Entry, at time.Time) error {
 	if len(es) == 0 {
 		return nil
@@ -110,11 +150,18 @@ func (j *journal) append(es []Entry, at time.Time) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	_, err = f.Write(buf.Bytes())
+	data := buf.Bytes()
+	cut, err := endsCut(f)
+	if cut {
+		data = append([]byte{'\n'}, data...)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -126,6 +173,19 @@ func (j *journal) append(es []Entry, at time.Time) error {
 	}
 	j.lines += len(es)
 	return nil
+}
+
+// endsCut reports whether f is not empty and does not end with a newline.
+func endsCut(f *os.File) (bool, error) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
 }
 
 // compactLines is the journal length from which a write compacts it.

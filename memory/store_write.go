@@ -103,9 +103,12 @@ func (s *Store) lockFiles() (func(), error) {
 // fsync of the directory where supported; mode 0600, directory 0700). So
 // goroutines, Stores and processes writing one file never lose each
 // other's entries, and a writer killed at any point leaves either the old
-// or the new file. A change that fails (bad input, full disk, a read-only
-// file) changes nothing, in memory or on disk, unless the journal holds
-// it. Readers see the result when endWrite publishes it.
+// or the new file. A change that fails (bad input, a file over
+// MaxFileSize, a full disk or read-only file without a journal) changes
+// nothing, in memory or on disk. With a journal, a change the file could
+// not be written with is kept in the journal and in memory, and Err says
+// why the file lacks it until a write succeeds: a command that made it
+// must report that. Readers see the result when endWrite publishes it.
 func (s *Store) change(fn func(recs map[string]Entry, now time.Time) (protect []string, changed bool, err error)) error {
 	changed, err := func() (bool, error) {
 		s.beginWrite()
@@ -168,6 +171,13 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 	}
 	seen, counter := cloneVector(s.seen), s.counter
 	stamped := s.stampChanges(work, now)
+	var data []byte
+	if s.path != "" && toFile {
+		if data, err = s.encodeChecked(work); err != nil {
+			s.seen, s.counter = seen, counter
+			return notify, err // refused before the journal holds it
+		}
+	}
 	if s.jr != nil {
 		if err := s.jr.append(stamped, now); err != nil {
 			s.seen, s.counter = seen, counter
@@ -175,7 +185,7 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 		}
 	}
 	if s.path != "" && toFile {
-		if err := s.writeLocked(work); err != nil {
+		if err := s.writeData(data); err != nil {
 			if s.jr == nil {
 				s.seen, s.counter = seen, counter
 				return notify, err
@@ -226,10 +236,26 @@ func (s *Store) nextRev(now time.Time, e Entry) Rev {
 // writeLocked writes recs to the file; it needs the write turn and the
 // file lock.
 func (s *Store) writeLocked(recs map[string]Entry) error {
+	data, err := s.encodeChecked(recs)
+	if err != nil {
+		return err
+	}
+	return s.writeData(data)
+}
+
+// encodeChecked renders recs as the file, or fails with ErrTooLarge.
+func (s *Store) encodeChecked(recs map[string]Entry) ([]byte, error) {
 	data := s.encode(recs)
 	if len(data) > MaxFileSize {
-		return fmt.Errorf("save %s: %w: %d bytes, at most %d", s.path, ErrTooLarge, len(data), MaxFileSize)
+		return nil, fmt.Errorf("save %s: %w: %d bytes, at most %d", s.path, ErrTooLarge, len(data), MaxFileSize)
 	}
+	return data, nil
+}
+
+// writeData replaces the file with data, the encoding of the records about
+// to be installed; it needs the write turn and the file lock. A failure is
+// kept for Err until a write succeeds.
+func (s *Store) writeData(data []byte) error {
 	st, err := writeStoreFile(s.path, data)
 	if err != nil {
 		s.ioErr = fmt.Errorf("save memories: %w", err)

@@ -222,12 +222,13 @@ func (r *memoryRun) reportMerges() {
 	}
 }
 
-// saved finishes a command that changed memories: with the file broken
-// the change is kept in the journal only, which is said, with exit code 1;
-// at the cap, that memory is full is said.
+// saved finishes a command that changed memories: when the file does not
+// parse or could not be written (read-only, disk full) the change is kept
+// in this device's journal only, which is said, with exit code 1; at the
+// cap, that memory is full is said.
 func (r *memoryRun) saved() int {
-	if err := r.store.Err(); errors.Is(err, memory.ErrUnparsable) {
-		fmt.Fprintf(r.env.Stderr, "engramctl memory %s: kept in this device's journal, not in the file: %v\n", r.name, err)
+	if err := r.store.Err(); err != nil {
+		fmt.Fprintf(r.env.Stderr, "engramctl memory %s: saved to the journal only, %s was not written: %v\n", r.name, filepath.Base(r.store.Path()), err)
 		return exitError
 	}
 	if n, max := r.store.Usage(); n >= max {

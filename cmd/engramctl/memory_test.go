@@ -376,7 +376,7 @@ func TestMemoryCLIBrokenFileLeftAndRepaired(t *testing.T) {
 	}
 	same("list")
 	code, out, errs = c.run("", "memory", "add", "added while the file is broken")
-	if code != exitError || !strings.Contains(errs, "kept in this device's journal") || !strings.Contains(errs, "memory.json line 3") {
+	if code != exitError || !strings.Contains(errs, "saved to the journal only") || !strings.Contains(errs, "memory.json line 3") {
 		t.Errorf("add to a broken store: %d %q %q", code, out, errs)
 	}
 	same("add")
