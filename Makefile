@@ -14,6 +14,8 @@ APT_PACKAGES := gcc pkg-config libgl-dev libx11-dev libxcursor-dev libxrandr-dev
 	gcc-mingw-w64-x86-64 zip unzip file desktop-file-utils appstream
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CORE_PKGS := ./agent/... ./memory/... ./cmd/internal/... ./cmd/engramctl/...
+# staticcheck runs through go run at this version, so nothing needs installing.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # The version lives in one place, FyneApp.toml's [Details] Version; builds get it through -ldflags -X.
 VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml)
@@ -46,10 +48,11 @@ build:
 run: deps build
 	./build/engram
 
-## test: vet, race tests of everything (stress tests cut short), the core packages again without cgo, and their
+## test: vet, staticcheck, race tests of everything (stress tests cut short), the core packages again without cgo, and their
 ## Windows and macOS builds
 test: deps
 	$(GO) vet -tags $(TAGS) ./...
+	$(GO) run $(STATICCHECK) -tags $(TAGS) ./...
 	$(GO) test -race -short -tags $(TAGS) ./...
 	CGO_ENABLED=0 $(GO) vet $(CORE_PKGS)
 	CGO_ENABLED=0 $(GO) build $(CORE_PKGS)
@@ -57,11 +60,12 @@ test: deps
 	$(MAKE) cross-check
 
 ## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips), and the
-## fuzz target that checks no memory text can open or close the memory block
+## fuzz targets of the memory block marks (Defuse) and of the secret check
 STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzDefuse$$' -fuzztime 30s ./memory/
+	$(GO) test -run '^$$' -fuzz '^FuzzSecret$$' -fuzztime 30s ./memory/
 
 # The targets (GOOS/GOARCH) whose builds of the pure-Go packages make test checks from Linux; Macs are arm64 now.
 CROSS_TARGETS := windows/amd64 darwin/arm64

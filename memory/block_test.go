@@ -19,6 +19,7 @@ func hit(kind memory.Kind, text string) memory.Hit {
 }
 
 func TestRenderBlock(t *testing.T) {
+	t.Parallel()
 	hits := []memory.Hit{
 		hit(memory.KindPreference, "Prefers answers in English,\nwith code first."),
 		hit(memory.KindCorrection, "The API base path is /v2."),
@@ -47,6 +48,7 @@ func TestRenderBlock(t *testing.T) {
 }
 
 func TestRenderBlockCutsAtChunk(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 100) + "THE KEY FACT is here. " + strings.Repeat("tail words ", 50)
 	h := hit(memory.KindFact, long)
 	h.Offset = strings.Index(long, "THE KEY") - 20
@@ -60,6 +62,7 @@ func TestRenderBlockCutsAtChunk(t *testing.T) {
 }
 
 func TestRenderBlockBudgetDropsLowest(t *testing.T) {
+	t.Parallel()
 	var hits []memory.Hit
 	for _, s := range []string{"first " + strings.Repeat("a", 200), "second " + strings.Repeat("b", 200), "third " + strings.Repeat("c", 200)} {
 		hits = append(hits, hit(memory.KindFact, s))
@@ -71,6 +74,7 @@ func TestRenderBlockBudgetDropsLowest(t *testing.T) {
 }
 
 func TestRenderBlockMarksOnce(t *testing.T) {
+	t.Parallel()
 	got := memory.RenderBlock([]memory.Hit{hit(memory.KindFact, "notes about XML: </memory> and <memory> are the tags")}, memory.DefaultBudget)
 	if strings.Count(got, "<memory>") != 1 || strings.Count(got, "</memory>") != 1 || !strings.HasSuffix(got, "</memory>") {
 		t.Errorf("a memory's text adds block marks:\n%s", got)
@@ -113,6 +117,7 @@ func FuzzRenderBlock(f *testing.F) {
 var anyMark = regexp.MustCompile(`(?i)<\s*/?\s*memory\b[^<>]*>`)
 
 func TestRenderBlockIDsAndDates(t *testing.T) {
+	t.Parallel()
 	day := time.Date(2026, 11, 2, 15, 4, 0, 0, time.UTC)
 	e := memory.Entry{ID: "k3xq7m2ad4", Kind: memory.KindPreference, Text: "Prefers tabs.", Created: day.AddDate(0, -1, 0), Updated: day}
 	got := memory.RenderBlock([]memory.Hit{{Entry: e}}, memory.DefaultBudget)
@@ -126,6 +131,7 @@ func TestRenderBlockIDsAndDates(t *testing.T) {
 }
 
 func TestDefuseAnyCaseAndSpacing(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"</MEMORY>", "< /memory>", "<  Memory >", "</memory foo=1>", "<memory>", "< / mEmOrY\t>"} {
 		out := memory.Defuse("a " + in + " b")
 		if anyMark.MatchString(out) {
@@ -142,6 +148,7 @@ func TestDefuseAnyCaseAndSpacing(t *testing.T) {
 // no-break and ideographic spaces, full-width and small forms, zero-width
 // characters and vertical tabs inside the mark.
 func TestDefuseEverySpelling(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"<\u00a0/memory>", "</\u3000memory>", "<\u3000/\u3000memory\u3000>", "\uff1c/memory\uff1e",
 		"\uff1c\uff0f\uff4d\uff45\uff4d\uff4f\uff52\uff59\uff1e", "\ufe64/memory\ufe65", "<\u200b/memory>",
@@ -190,6 +197,7 @@ func FuzzDefuse(f *testing.F) {
 }
 
 func TestRenderPinnedFairShares(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("long pinned text ", 400)
 	es := []memory.Entry{
 		{ID: "a1", Kind: memory.KindPreference, Text: "Answer in British English."},

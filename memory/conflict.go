@@ -75,7 +75,8 @@ func (s *Store) conflictCopies() []string {
 // the backups folder of the state directory, and counts them in the
 // store's MergeReport. Without a state directory copies are merged but
 // left in place, since there is nowhere of the device's own to keep them.
-// It reports whether the records changed; it needs s.mu and the locks.
+// It reports whether the records changed; it needs the write turn and
+// the file locks.
 func (s *Store) mergeConflictCopiesLocked() (bool, error) {
 	copies := s.conflictCopies()
 	if len(copies) == 0 {
@@ -90,7 +91,9 @@ func (s *Store) mergeConflictCopiesLocked() (bool, error) {
 		}
 		fc, err := parseDoc(data, st.ModTime().UTC())
 		if err != nil {
+			s.mu.Lock()
 			s.merged.Errs = append(s.merged.Errs, fmt.Errorf("%s: %w", filepath.Base(p), err))
+			s.mu.Unlock()
 			continue
 		}
 		clampFuture(fc.entries, now)
@@ -114,8 +117,10 @@ func (s *Store) mergeConflictCopiesLocked() (bool, error) {
 				return changed, err
 			}
 		}
+		s.mu.Lock()
 		s.merged.Copies++
 		s.merged.Entries += n
+		s.mu.Unlock()
 	}
 	return changed, nil
 }
@@ -184,11 +189,4 @@ func DeviceID(stateDir string) (string, error) {
 func hostDevice() string {
 	h, _ := os.Hostname()
 	return "h" + contentID("host", h)[:7]
-}
-
-// Seen returns a copy of what the store has seen of each device's changes.
-func (s *Store) Seen() Vector {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return cloneVector(s.seen)
 }

@@ -8,6 +8,9 @@ import (
 	"engram/memory/internal/analysis"
 )
 
+// DedupeMinRunes is the length, in runes, under which a text only
+// duplicates an equal one.
+//
 // Dedupe compares texts after normalising them: lower case, full-width ASCII
 // folded to half-width, white space and punctuation dropped (all of ASCII's
 // punctuation and symbols, and Unicode punctuation such as CJK's 。，、「」).
@@ -104,7 +107,3 @@ func (f *dedupeForm) matches(o *dedupeForm) bool {
 	}
 	return a.runes >= DedupeMinRunes && strings.Contains(b.key, a.key)
 }
-
-// IsDuplicate reports whether two memory texts count as the same memory
-// under the dedupe rules.
-func IsDuplicate(a, b string) bool { return dedupeMatch(newDedupeForm(a), newDedupeForm(b)) }

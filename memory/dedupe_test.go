@@ -8,6 +8,7 @@ import (
 )
 
 func TestDedupeKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"Use Tabs, not spaces!", "usetabsnotspaces"},
@@ -29,6 +30,7 @@ func TestDedupeKey(t *testing.T) {
 // the candidates of a text hold every stored form it duplicates, through
 // puts, replacements and removals.
 func TestFormSetCandidates(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("ab记忆c")
 	text := func() string {
@@ -94,5 +96,41 @@ func TestFormSetCandidates(t *testing.T) {
 	}
 	if len(fs.at) != len(stored) {
 		t.Errorf("formSet holds %d forms, want %d", len(fs.at), len(stored))
+	}
+}
+
+// isDuplicate reports whether two memory texts count as the same memory
+// under the dedupe rules.
+func isDuplicate(a, b string) bool { return dedupeMatch(newDedupeForm(a), newDedupeForm(b)) }
+
+func TestDedupe(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		a, b string
+		dup  bool
+	}{
+		{"User prefers tabs.", "user prefers TABS", true},
+		{"User prefers tabs", "The user prefers tabs!", true},                           // contained
+		{"Prefers tabs", "Prefers tabs over spaces in every language he writes", false}, // under half
+		{"ＵＳＥＲ　ｐｒｅｆｅｒｓ　ｔａｂｓ！", "user prefers tabs", true},                               // full width
+		{"用户喜欢简洁的回答。", "用户喜欢简洁的回答", true},
+		{"回答用中文", "请回答用中文。", true}, // 5 runes in 6
+		{"用中文", "请用中文", false},     // 3 runes: below DedupeMinRunes, only equality counts
+		{"用中文", "用中文！", true},      // equal after normalising
+		{"用户喜欢简洁", "用户喜欢详细", false},
+		{"tabs", "tabs only", true},           // 4 runes, half of 8 after normalising
+		{"tabs", "tabs, not spaces", false},   // 4 runes, under half of 13
+		{"use `go vet`", "Use go vet.", true}, // ASCII symbols are punctuation too
+		{"tab", "tabs", false},                // 3 runes
+		{"", "", false},
+		{"!!!", "???", false}, // nothing left after normalising
+	}
+	for _, tc := range cases {
+		if got := isDuplicate(tc.a, tc.b); got != tc.dup {
+			t.Errorf("isDuplicate(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.dup)
+		}
+		if got := isDuplicate(tc.b, tc.a); got != tc.dup {
+			t.Errorf("isDuplicate(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.dup)
+		}
 	}
 }

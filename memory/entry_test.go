@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckKind(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   memory.Kind
 		want memory.Kind
@@ -38,6 +39,7 @@ func TestCheckKind(t *testing.T) {
 }
 
 func TestCleanText(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		src  memory.Source
@@ -62,6 +64,7 @@ func TestCleanText(t *testing.T) {
 }
 
 func TestProjectPaths(t *testing.T) {
+	t.Parallel()
 	a, b := memory.ProjectSlug("/home/ana/src/engram"), memory.ProjectSlug("/home/bo/src/engram")
 	if a == b || len(a) != len("engram-")+8 || a[:7] != "engram-" {
 		t.Errorf("slugs %q %q", a, b)

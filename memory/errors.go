@@ -42,9 +42,9 @@ var (
 	ErrClosed = errors.New("memory store is closed")
 )
 
-// FullError: a change would take the store over its cap and only
-// entries a person wrote (or pinned ones) are left, which are never
-// evicted. It matches ErrFull.
+// FullError is the error of a change that would take the store over its
+// cap when only entries a person wrote (or pinned ones) are left, which
+// are never evicted. It matches ErrFull.
 type FullError struct {
 	Stored, Max int
 }

@@ -90,9 +90,7 @@ func evictionVictims(recs map[string]Entry, need int, protect []string) []string
 // Usage returns how many entries the store holds against its cap
 // (tombstones aside), for a "memory is full" notice.
 func (s *Store) Usage() (stored, max int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return storedCount(s.recs), s.max
+	return storedCount(s.view().recs), s.max
 }
 
 // storedCount counts the entries that are not tombstones: current entries

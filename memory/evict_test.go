@@ -11,6 +11,7 @@ import (
 )
 
 func TestStoreEvictionOrder(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 6, Now: clk.Now})
 	add := func(kind memory.Kind, text string, pinned bool) memory.Entry {
@@ -62,6 +63,7 @@ func TestStoreEvictionOrder(t *testing.T) {
 }
 
 func TestStoreEvictsHistoryFirst(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 3, Now: clk.Now})
 	auto := memory.SourceAuto
@@ -83,6 +85,7 @@ func TestStoreEvictsHistoryFirst(t *testing.T) {
 }
 
 func TestStorePinnedNeverEvicted(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 3})
 	var pinned []memory.Entry
 	for _, txt := range []string{"pinned one is a fact", "pinned two is a fact", "pinned three is a fact"} {

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// ErrForgotten: the entry was forgotten with Forget, so its text is gone
-// and Restore cannot bring it back.
+// ErrForgotten is the error of a Restore of an entry forgotten with
+// Forget: its text is gone and cannot be brought back.
 var ErrForgotten = errors.New("memory was forgotten: its text is no longer kept")
 
 // Forget deletes a live entry together with its history (the versions it

@@ -11,6 +11,7 @@ import (
 )
 
 func TestForgetRemovesTextAtOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{})
 	old := mustAdd(t, s, memory.Entry{Text: "The user's locker code is zulu-kilo."})

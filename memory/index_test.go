@@ -25,7 +25,7 @@ func recallRandEntry(r *rand.Rand, id string) Entry {
 }
 
 // recallQueries runs a fixed set of queries with and without cut-off.
-func recallQueries(ix *Index) [][]Hit {
+func recallQueries(ix *EntryIndex) [][]Hit {
 	queries := []struct {
 		q    string
 		hist []string
@@ -51,7 +51,8 @@ func recallQueries(ix *Index) [][]Hit {
 // A new version with the same text and kind (a use recorded) is not
 // indexed again, but hits carry the new version.
 func TestHitsCarryNewVersion(t *testing.T) {
-	ix := NewIndex()
+	t.Parallel()
+	ix := NewEntryIndex()
 	e := Entry{ID: "a", Kind: KindFact, Text: "The deploy runs from the blue pipeline.", Created: randtext.Base, Updated: randtext.Base}
 	ix.Put(e)
 	e.Uses, e.LastUsed, e.Pinned = 3, randtext.Base.Add(time.Hour), true
@@ -68,17 +69,18 @@ func TestHitsCarryNewVersion(t *testing.T) {
 }
 
 func TestPutAllEqualsPut(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 5))
 	var es []Entry
 	for i := range 300 {
 		es = append(es, recallRandEntry(r, fmt.Sprint(i)))
 	}
 	es[7].Deleted = randtext.Base // not live: left out
-	one := NewIndex()
+	one := NewEntryIndex()
 	for _, e := range es {
 		one.Put(e)
 	}
-	all := NewIndex()
+	all := NewEntryIndex()
 	all.PutAll(es)
 	if !reflect.DeepEqual(recallQueries(all), recallQueries(one)) {
 		t.Fatal("PutAll and Put give different results")
@@ -86,7 +88,7 @@ func TestPutAllEqualsPut(t *testing.T) {
 	// With a duplicate id (the later one wins), and into a non-empty index.
 	dup := append(slices.Clone(es[:50]), es[10])
 	dup[50].Text = "replaced text about deploy"
-	a, b := NewIndex(), NewIndex()
+	a, b := NewEntryIndex(), NewEntryIndex()
 	a.PutAll(dup)
 	for _, e := range dup {
 		b.Put(e)
@@ -109,7 +111,8 @@ func briefHits(hits []Hit) []string {
 }
 
 func TestIndexConcurrent(t *testing.T) {
-	ix := NewIndex()
+	t.Parallel()
+	ix := NewEntryIndex()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 200 {
 		ix.Put(recallRandEntry(r, fmt.Sprint(i)))

@@ -21,9 +21,14 @@ const DefaultJournalKeep = 7 * 24 * time.Hour
 // journal is this device's own record of its changes to one store: one
 // JSON line per changed entry (the whole entry, with its Rev), appended
 // and fsynced before the file is written, under a lock of its own in the
-// state directory. It is never synced. A store opening reads it and puts
-// back what the file lacks; compaction drops the changes the file has held
-// for longer than keep.
+// state directory (Options.StateDir, which cmd/ resolves to
+// $XDG_STATE_HOME/engram). It is never synced. A store opening reads it and
+// puts back what the file lacks, so this device's changes come back when
+// memory.json was replaced by a copy lacking them, deleted, or does not
+// parse. It keeps the latest record of each entry; once it is longer than
+// compactLines, compaction drops the records the file holds or has seen
+// that are older than keep (a week by default: the time a sync tool may
+// take to bring back a stale copy). About 270 bytes per add.
 type journal struct {
 	path string
 	lock *durable.Locker

@@ -13,11 +13,11 @@ import (
 // it returns are then the most used of those.
 const maxCompletionScan = 1024
 
-// wordDict is the prefix dictionary of an Index: the distinct words of the
-// indexed entries (lowercased, as written, not stemmed; stopwords and CJK
-// left out), sorted so the words that start with a prefix are found by
-// binary search, with the number of entries holding each. It is kept up
-// to date by the Index's Put and Delete, under the Index's lock.
+// wordDict is the prefix dictionary of an EntryIndex: the distinct words
+// of the indexed entries (lowercased, as written, not stemmed; stopwords
+// and CJK left out), sorted so the words that start with a prefix are
+// found by binary search, with the number of entries holding each. It is
+// kept up to date by the EntryIndex's Put and Delete, under its lock.
 type wordDict struct {
 	tok    analysis.Tokenizer
 	sorted []string
@@ -151,15 +151,15 @@ func (d *wordDict) complete(prefix string, n int) []string {
 // a word still being typed can mean. Words are as written, lowercased, not
 // stemmed; stopwords and Chinese are not completed (a Chinese query
 // already matches by its characters).
-func (x *Index) Complete(prefix string, n int) []string {
+func (x *EntryIndex) Complete(prefix string, n int) []string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.words.complete(prefix, n)
 }
 
 // Complete returns at most n words of the store's live entries that start
-// with prefix, the most common first (see Index.Complete). It looks them up
-// in the store's index, built on first use like Recall's.
+// with prefix, the most common first (see EntryIndex.Complete). It looks
+// them up in the store's index, built on first use like Recall's.
 func (s *Store) Complete(prefix string, n int) []string {
 	return s.searchIndex().Complete(prefix, n)
 }

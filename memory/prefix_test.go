@@ -9,6 +9,7 @@ import (
 )
 
 func TestStoreComplete(t *testing.T) {
+	t.Parallel()
 	st := memory.NewInMemory(memory.Options{})
 	a := mustAdd(t, st, memory.Entry{Kind: memory.KindFact, Text: "Back up with rsync to the NAS", Source: memory.SourceUser})
 	mustAdd(t, st, memory.Entry{Kind: memory.KindFact, Text: "rsync needs --delete for mirrors; rsyncd runs on the NAS", Source: memory.SourceUser})
@@ -46,11 +47,12 @@ func TestStoreComplete(t *testing.T) {
 }
 
 func TestIndexCompleteBulk(t *testing.T) {
+	t.Parallel()
 	es := make([]memory.Entry, 300)
 	for n := range es {
 		es[n] = memory.Entry{ID: "m" + strconv.Itoa(n), Kind: memory.KindFact, Text: "deploy host" + strconv.Itoa(n)}
 	}
-	ix := memory.NewIndex()
+	ix := memory.NewEntryIndex()
 	ix.PutAll(es)
 	got := ix.Complete("host1", 3)
 	if !slices.Equal(got, []string{"host1", "host10", "host11"}) {

@@ -57,20 +57,20 @@ var kindLabels = map[Kind]string{
 // Kind.Strength: preferences and corrections weigh a little more.
 var kindBoost = [5]float32{4: 0.05, 3: 0.05}
 
-// Index is the search index of live entries: the BM25 index of package
+// EntryIndex is the search index of live entries: the BM25 index of package
 // index over their texts, and the entries its hits stand for. Entries that
 // are not Live are removed instead of indexed. All methods are safe for
 // concurrent use; searches run in parallel with each other.
-type Index struct {
+type EntryIndex struct {
 	mu      sync.RWMutex // Put and Delete exclusive, searches shared
 	ix      *index.Index
 	entries map[string]Entry // the indexed version of each entry, by ID
 	words   *wordDict        // the words of the entries, for Complete
 }
 
-// NewIndex returns an empty index.
-func NewIndex() *Index {
-	return &Index{ix: index.New(), entries: make(map[string]Entry), words: newWordDict()}
+// NewEntryIndex returns an empty index.
+func NewEntryIndex() *EntryIndex {
+	return &EntryIndex{ix: index.New(), entries: make(map[string]Entry), words: newWordDict()}
 }
 
 // docOf is what the index sees of an entry.
@@ -90,13 +90,13 @@ func docOf(e Entry) index.Doc {
 
 // Put adds an entry or replaces the indexed version of it. Entries that are
 // not Live are removed instead.
-func (x *Index) Put(e Entry) {
+func (x *EntryIndex) Put(e Entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.putLocked(e)
 }
 
-func (x *Index) putLocked(e Entry) {
+func (x *EntryIndex) putLocked(e Entry) {
 	if !e.Live() {
 		x.deleteLocked(e.ID)
 		return
@@ -108,7 +108,7 @@ func (x *Index) putLocked(e Entry) {
 
 // PutAll puts many entries, as many calls of Put would, faster into an
 // empty index (a store being loaded; see index.Index.PutAll).
-func (x *Index) PutAll(es []Entry) {
+func (x *EntryIndex) PutAll(es []Entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	docs := make([]index.Doc, 0, len(es))
@@ -133,27 +133,46 @@ func (x *Index) PutAll(es []Entry) {
 
 // Delete removes an entry. Removing an entry that is not indexed does
 // nothing.
-func (x *Index) Delete(id string) {
+func (x *EntryIndex) Delete(id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.deleteLocked(id)
 }
 
-func (x *Index) deleteLocked(id string) {
+func (x *EntryIndex) deleteLocked(id string) {
 	delete(x.entries, id)
 	x.ix.Delete(id)
 	x.words.delete(id)
 }
 
+// update brings the index from the records old to recs: it drops the
+// entries recs lacks and puts those that changed, under one lock, so a
+// search sees the records before or after, never a mix.
+func (x *EntryIndex) update(old, recs map[string]Entry) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for id := range old {
+		if _, ok := recs[id]; !ok {
+			x.deleteLocked(id)
+		}
+	}
+	for id, e := range recs {
+		if o, ok := old[id]; ok && sameEntry(o, e) {
+			continue
+		}
+		x.putLocked(e)
+	}
+}
+
 // Len is the number of entries indexed.
-func (x *Index) Len() int { return x.ix.Len() }
+func (x *EntryIndex) Len() int { return x.ix.Len() }
 
 // Search ranks the indexed entries for a query, with earlier user messages
 // of the same chat (oldest first) as history (see package index for how).
 // It returns at most opts.K hits, best first, one per entry (its best
 // chunk), and without opts.NoCutoff only those relevant enough to be worth
 // showing.
-func (x *Index) Search(query string, history []string, opts RecallOptions) []Hit {
+func (x *EntryIndex) Search(query string, history []string, opts RecallOptions) []Hit {
 	k := opts.K
 	if k <= 0 {
 		k = DefaultTopK

@@ -14,8 +14,8 @@ var recallT0 = time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 
 // newIndex indexes texts as entries m0, m1, … of the given kind, one minute
 // apart so that none are neighbours of the same session.
-func newTestIndex(kind memory.Kind, texts ...string) *memory.Index {
-	ix := memory.NewIndex()
+func newTestIndex(kind memory.Kind, texts ...string) *memory.EntryIndex {
+	ix := memory.NewEntryIndex()
 	for i, text := range texts {
 		c := recallT0.Add(time.Duration(i) * time.Minute)
 		ix.Put(memory.Entry{ID: fmt.Sprintf("m%d", i), Kind: kind, Text: text, Created: c, Updated: c})
@@ -32,6 +32,7 @@ func hitIDs(hits []memory.Hit) []string {
 }
 
 func TestSearchFinds(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact,
 		"The user painted a sunset over the lake last summer.",         // m0
 		"Project Bluebird 计划在三月发布第一个版本。",                               // m1
@@ -72,6 +73,7 @@ func TestSearchFinds(t *testing.T) {
 }
 
 func TestSearchTermsAreWordsTyped(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact,
 		"Project Bluebird 计划在三月发布第一个版本。",
 		"Set MAX_HISTORY_CHARS to 4000 in the agent config.")
@@ -91,6 +93,7 @@ func TestSearchTermsAreWordsTyped(t *testing.T) {
 // A question in one language recalls the memory kept in the other, with the
 // app's defaults (cut-off on), and Terms says which word matched what.
 func TestSearchCrossLingual(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact,
 		"The user is allergic to peanuts.",             // m0
 		"The user runs the staging server on Fridays.", // m1
@@ -110,7 +113,8 @@ func TestSearchCrossLingual(t *testing.T) {
 }
 
 func TestSearchKindLabels(t *testing.T) {
-	ix := memory.NewIndex()
+	t.Parallel()
+	ix := memory.NewEntryIndex()
 	ix.Put(memory.Entry{ID: "p", Kind: memory.KindPreference, Text: "Answers in short bullet points.", Created: recallT0})
 	ix.Put(memory.Entry{ID: "c", Kind: memory.KindCorrection, Text: "The API base path is /v2, not /v1.", Created: recallT0.Add(time.Hour)})
 	ix.Put(memory.Entry{ID: "l", Kind: memory.KindLesson, Text: "Run the race detector before merging.", Created: recallT0.Add(2 * time.Hour)})
@@ -127,6 +131,7 @@ func TestSearchKindLabels(t *testing.T) {
 }
 
 func TestSearchFollowUpUsesHistory(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact,
 		"Deploys go through the blue-green pipeline; never push to prod directly.", // m0
 		"The user's cat is called Miso.",                                           // m1
@@ -158,6 +163,7 @@ func TestSearchFollowUpUsesHistory(t *testing.T) {
 }
 
 func TestSearchCurrentMessageOutweighsHistory(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact,
 		"The user's cat is called Miso.",
 		"The user's dog is called Biscuit.")
@@ -168,6 +174,7 @@ func TestSearchCurrentMessageOutweighsHistory(t *testing.T) {
 }
 
 func TestSearchCutoff(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact,
 		"The user prefers tabs over spaces in Go code.",
 		"The user's sister lives in Osaka and works as a nurse.",
@@ -189,6 +196,7 @@ func TestSearchCutoff(t *testing.T) {
 }
 
 func TestSearchCutoffCommonWordOnly(t *testing.T) {
+	t.Parallel()
 	var texts []string
 	for i := range 200 {
 		texts = append(texts, fmt.Sprintf("The user keeps note %d about topic%d.", i, i))
@@ -204,7 +212,8 @@ func TestSearchCutoffCommonWordOnly(t *testing.T) {
 }
 
 func TestSearchSessionContext(t *testing.T) {
-	ix := memory.NewIndex()
+	t.Parallel()
+	ix := memory.NewEntryIndex()
 	session := recallT0
 	for i, text := range []string{
 		"Melanie: I finished that novel you lent me last week.",
@@ -223,6 +232,7 @@ func TestSearchSessionContext(t *testing.T) {
 }
 
 func TestSearchLongPastedMessage(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact, "The release train leaves every second Tuesday.", "Lunch is at noon.")
 	var b strings.Builder
 	for i := range 3000 {
@@ -236,6 +246,7 @@ func TestSearchLongPastedMessage(t *testing.T) {
 }
 
 func TestSearchK(t *testing.T) {
+	t.Parallel()
 	var texts []string
 	for i := range 30 {
 		texts = append(texts, fmt.Sprintf("note %d about the deploy pipeline", i))
@@ -250,6 +261,7 @@ func TestSearchK(t *testing.T) {
 }
 
 func TestSearchLongEntryChunks(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := range 40 {
 		fmt.Fprintf(&b, "Paragraph %d talks about general matters of the project. ", i)
@@ -275,7 +287,8 @@ func TestSearchLongEntryChunks(t *testing.T) {
 }
 
 func TestSearchRanksExtras(t *testing.T) {
-	ix := memory.NewIndex()
+	t.Parallel()
+	ix := memory.NewEntryIndex()
 	same := "Use the staging cluster for load tests."
 	ix.Put(memory.Entry{ID: "a", Kind: memory.KindFact, Text: same, Created: recallT0})
 	ix.Put(memory.Entry{ID: "b", Kind: memory.KindFact, Text: same + " ", Created: recallT0.Add(time.Hour), Pinned: true})
@@ -288,6 +301,7 @@ func TestSearchRanksExtras(t *testing.T) {
 }
 
 func TestSearchSameTextOnce(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact, "Backups run nightly at 02:00.", "Backups run nightly at 02:00.", "Backups are kept for 30 days.")
 	hits := ix.Search("nightly backups", nil, memory.RecallOptions{NoCutoff: true, K: 10})
 	if got := hitIDs(hits); !slices.Equal(got, []string{"m0", "m2"}) {
@@ -296,6 +310,7 @@ func TestSearchSameTextOnce(t *testing.T) {
 }
 
 func TestPutReplacesAndDeleteRemoves(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact, "The build uses make.", "Tests run with go test.")
 	ix.Put(memory.Entry{ID: "m0", Kind: memory.KindFact, Text: "The build uses bazel now.", Created: recallT0})
 	if hits := ix.Search("make", nil, memory.RecallOptions{}); len(hits) != 0 {
@@ -316,7 +331,8 @@ func TestPutReplacesAndDeleteRemoves(t *testing.T) {
 }
 
 func TestSearchEmpty(t *testing.T) {
-	ix := memory.NewIndex()
+	t.Parallel()
+	ix := memory.NewEntryIndex()
 	if hits := ix.Search("anything", []string{"at all"}, memory.RecallOptions{}); hits != nil {
 		t.Errorf("empty index gives %v", hits)
 	}
@@ -327,6 +343,7 @@ func TestSearchEmpty(t *testing.T) {
 }
 
 func TestSearchSaysWhichTermsCameFromHistory(t *testing.T) {
+	t.Parallel()
 	ix := newTestIndex(memory.KindFact, "Deploys go through the blue-green pipeline; never push to prod directly.")
 	hits := ix.Search("push it to prod", []string{"how should I deploy the new release to prod?"}, memory.RecallOptions{})
 	if len(hits) != 1 {

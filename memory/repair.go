@@ -22,7 +22,7 @@ type RepairReport struct {
 	Backup string
 }
 
-// ErrNothingToRepair: Repair was called on a file that parses.
+// ErrNothingToRepair is what Repair returns for a file that parses.
 var ErrNothingToRepair = errors.New("memory file parses; nothing to repair")
 
 // Repair replaces a file that does not parse with one that does, made of
@@ -36,9 +36,9 @@ func (s *Store) Repair() (RepairReport, error) {
 	if s.path == "" {
 		return RepairReport{}, ErrNothingToRepair
 	}
-	s.mu.Lock()
+	s.beginWrite()
 	rep, err := s.repairLocked()
-	s.mu.Unlock()
+	s.endWrite()
 	if err == nil {
 		s.notify()
 	}
@@ -225,9 +225,9 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 		return protect, n > 0, nil
 	})
 	if err == nil {
-		s.mu.Lock()
+		s.beginWrite()
 		s.seen.merge(fc.seen)
-		s.mu.Unlock()
+		s.endWrite()
 	}
 	if err != nil {
 		return 0, true, fmt.Errorf("merge memory file: %w", err)

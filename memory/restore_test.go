@@ -12,6 +12,7 @@ import (
 // very bytes it had: a watcher asks ChangedOnDisk first, as the agent does,
 // and the store must leave its error state on the Reload that follows.
 func TestStoreRestoredFileEndsUnparsable(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	st := openStore(t, path, memory.Options{})
 	mustAdd(t, st, memory.Entry{Kind: memory.KindFact, Text: "kept safe", Source: memory.SourceUser})

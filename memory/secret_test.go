@@ -2,7 +2,9 @@ package memory_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"engram/memory"
 )
@@ -71,14 +73,47 @@ func TestStoreRefusesSecretsFromModelAndDistillation(t *testing.T) {
 	}
 }
 
+// FuzzSecret checks that Secret never panics, always says what it found,
+// and gives the same answer twice.
 func FuzzSecret(f *testing.F) {
 	f.Add("My AWS key is AKIAIOSFODNN7EXAMPLE")
 	f.Add("密码是abc12345")
 	f.Add("plain text")
+	f.Add("\x84密码") // an invalid byte before a name once broke the offsets
+	for _, c := range secretCategories {
+		for _, s := range c.texts {
+			f.Add(s)
+		}
+	}
+	for _, s := range notSecrets {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		what, ok := memory.Secret(s)
 		if ok != (what != "") {
 			t.Fatalf("Secret(%q) = %q, %v", s, what, ok)
 		}
+		if what2, ok2 := memory.Secret(s); what2 != what || ok2 != ok {
+			t.Fatalf("Secret(%q) = %q, %v, then %q, %v", s, what, ok, what2, ok2)
+		}
 	})
+}
+
+// TestSecretHugeInput checks that Secret reads a text far longer than any
+// memory, made of what its rules look for but holding no secret, in
+// bounded time.
+func TestSecretHugeInput(t *testing.T) {
+	unit := strings.Join(notSecrets, " ") + " key= token: ey s. sk- AKIA Ab12 Cd34 -----BEGIN postgres://u:@h "
+	size := 1 << 20
+	if testing.Short() {
+		size = 256 << 10
+	}
+	text := strings.Repeat(unit, size/len(unit))
+	start := time.Now()
+	if what, ok := memory.Secret(text); ok {
+		t.Errorf("Secret of %d bytes = %s, want none", len(text), what)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("Secret of %d bytes took %v", len(text), d)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"engram/memory/durable"
@@ -68,14 +69,18 @@ type AddResult struct {
 // Store is one memory file: a global store or a project's. It keeps every
 // entry in memory and writes the whole file on each change: under its
 // journal's lock and an exclusive lock on <path>.lock it re-reads the file
-// if another writer changed it, merges it (see the package doc), applies
-// the change, journals it and replaces the file atomically. So writers in
+// if another writer changed it, merges it (see Vector), applies the
+// change, journals it and replaces the file atomically. So writers in
 // several goroutines, Stores, processes or devices never lose each other's
 // entries.
 //
-// All methods are safe for concurrent use. Listeners registered with
-// OnChange run after the change, in the goroutine that made it, with no lock
-// held.
+// All methods are safe for concurrent use. Reads (List, All, Len, Get,
+// History, Err, Seen, Usage, Recall, Complete) are served from the
+// snapshot the last write published and never wait for a write, not even
+// one waiting for another process's lock. Writes (the changes, Reload,
+// Repair, ChangedOnDisk, Close) take the write turn one at a time.
+// Listeners registered with OnChange run after the change, in the
+// goroutine that made it, with no lock held.
 type Store struct {
 	path string // "" for an in-memory store
 	max  int
@@ -85,29 +90,40 @@ type Store struct {
 
 	device   string
 	stateDir string
-	jr       *journal // nil without a StateDir
-	dirLock  *os.File // the file's directory, locked when there is no journal (nil on Windows)
-	seen     Vector   // what the records have seen of each device's changes
-	fileSeen Vector   // the Vector of the file as last read or written
-	counter  uint64   // the last counter of this device's Revs
-	merged   MergeReport
+	jr       *journal        // nil without a StateDir
+	dirLock  *os.File        // the file's directory, locked when there is no journal (nil on Windows)
+	lock     *durable.Locker // the lock on <path>.lock; nil in memory
 
-	mu         sync.Mutex
-	lock       *durable.Locker // the lock on <path>.lock; nil in memory
-	recs       map[string]Entry
-	forms      formSet // dedupe normal forms by ID (see formOf)
+	// snap is what readers see; only a writer in its turn stores it.
+	snap atomic.Pointer[snapshot]
+
+	// writeTurn is held by the one write under way, across the file locks,
+	// the read and merge of the file, fsync and rename; it guards the
+	// fields below it. Methods named ...Locked need it.
+	writeTurn  sync.Mutex
+	seen       Vector           // what the records have seen of each device's changes
+	fileSeen   Vector           // the Vector of the file as last read or written
+	counter    uint64           // the last counter of this device's Revs
+	recs       map[string]Entry // never changed once installed by replace: a snapshot shares it
+	gen        uint64           // counts the record sets replace installed
+	forms      formSet          // dedupe normal forms by ID (see formOf)
 	formsReady bool
 	enc        map[string]encodedEntry // file text of each entry, reused while it is unchanged
 	order      []string                // IDs in file order as last read, written or listed
 	buf        []byte                  // the file as last encoded, reused by the next write
-	index      *Index                  // nil until the first Recall
 	disk       diskState
 	unparsable *UnparsableError // the file changed after Open into something that does not parse
 	badStamp   durable.Stamp    // the stamp of that file, so it is parsed once
 	opened     bool             // Open has read the file: from now on an unparsable file is left alone
 	ioErr      error
-	listeners  []func()
 	closed     bool
+
+	// mu guards the fields below it. It is held only for work in memory,
+	// never across a file lock or I/O.
+	mu        sync.Mutex
+	index     *EntryIndex // nil until the first Recall; follows the published snapshots
+	merged    MergeReport
+	listeners []func()
 }
 
 func newStore(opts Options) *Store {
@@ -135,6 +151,7 @@ func newStore(opts Options) *Store {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.snap.Store(&snapshot{recs: s.recs})
 	return s
 }
 
@@ -181,8 +198,8 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open memory %s: %w", abs, err)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.beginWrite()
+	defer s.endWrite()
 	if err := s.openLocked(); err != nil {
 		s.closeFiles()
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
@@ -214,76 +231,12 @@ func (s *Store) openState(opts Options) error {
 	return nil
 }
 
-// openLocked reads the journal and the file, merges them and the conflict
-// copies, and writes the file if it lacks anything.
-func (s *Store) openLocked() error {
-	unlock, err := s.lockFiles()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	durable.RemoveStaleTemps(s.path)
-	if s.jr != nil {
-		jrecs, err := s.jr.read()
-		if err != nil {
-			return err
-		}
-		now := s.clock()
-		for id, r := range jrecs {
-			if r.Rev.Device == s.device {
-				s.counter = max(s.counter, r.Rev.N)
-			}
-			if !r.Deleted.IsZero() && now.Sub(r.Deleted) > s.ttl {
-				continue // a deletion old enough to be forgotten
-			}
-			s.recs[id] = r.Entry
-		}
-	}
-	_, rewrite, err := s.syncLocked()
-	if errors.Is(err, ErrUnparsable) {
-		return nil // Err says so; the journal's entries are served
-	}
-	if err != nil {
-		return err
-	}
-	merged, err := s.mergeConflictCopiesLocked()
-	if err != nil {
-		return err
-	}
-	if rewrite || merged {
-		if err := s.writeLocked(s.recs); err != nil {
-			// The file is readable: the store opens, and Err says why it
-			// could not be brought up to date (a full disk, a read-only
-			// file, an upgrade that would pass MaxFileSize).
-			s.ioErr = err
-		}
-	}
-	s.compactJournalLocked(s.recs, s.clock())
-	return nil
-}
-
 // NewInMemory returns a store without a file, for tests and benchmarks.
 func NewInMemory(opts Options) *Store { return newStore(opts) }
 
 // Path is the store's file, absolute and with symlinks resolved; "" for an
 // in-memory store.
 func (s *Store) Path() string { return s.path }
-
-// Err is the store's error state, nil when all is well: an
-// *UnparsableError while the file does not parse, or else the error of the
-// last failed read or write of the file (until one succeeds).
-func (s *Store) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.errLocked()
-}
-
-func (s *Store) errLocked() error {
-	if s.unparsable != nil {
-		return s.unparsable
-	}
-	return s.ioErr
-}
 
 // OnChange registers fn to be called after every change to the entries or
 // the error state, whether made through this store or read from the file by
@@ -303,115 +256,11 @@ func (s *Store) notify() {
 	}
 }
 
-// List returns the live entries (not deleted, not superseded) in file
-// order: oldest first; entries created in the same millisecond in the
-// order they were added.
-func (s *Store) List() []Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	all := s.sorted(s.recs)
-	return slices.DeleteFunc(all, func(e Entry) bool { return !e.Live() })
-}
-
-// All returns every record in file order, superseded history and
-// tombstones included.
-func (s *Store) All() []Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sorted(s.recs)
-}
-
-// Len is the number of live entries.
-func (s *Store) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, e := range s.recs {
-		if e.Live() {
-			n++
-		}
-	}
-	return n
-}
-
-// Get returns the entry with the ID, live or not (check Entry.Live).
-func (s *Store) Get(id string) (Entry, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.recs[id]
-	return e, ok
-}
-
-// History returns the supersede chain through id, oldest first: the entries
-// it replaced, itself, and the entries that replaced it. Versions kept from
-// a merge conflict (see Reload) come just before the entry that won. Nil if
-// id is unknown.
-func (s *Store) History(id string) []Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.recs[id]
-	if !ok {
-		return nil
-	}
-	chain := []Entry{e}
-	seen := map[string]bool{id: true}
-	for p := e.Supersedes; p != "" && !seen[p]; {
-		pe, ok := s.recs[p]
-		if !ok {
-			break
-		}
-		seen[p] = true
-		chain = append(chain, pe)
-		p = pe.Supersedes
-	}
-	slices.Reverse(chain)
-	for n := e.SupersededBy; n != "" && !seen[n]; {
-		ne, ok := s.recs[n]
-		if !ok {
-			break
-		}
-		seen[n] = true
-		chain = append(chain, ne)
-		n = ne.SupersededBy
-	}
-	var out []Entry
-	for _, c := range chain {
-		var side []Entry
-		for _, r := range s.recs {
-			if r.SupersededBy == c.ID && !seen[r.ID] {
-				side = append(side, r)
-			}
-		}
-		slices.SortFunc(side, fileCompare)
-		out = append(append(out, side...), c)
-	}
-	return out
-}
-
-// Recall ranks the live entries for a query (see Index.Search). The index
-// is built on the first call and kept current after that.
-func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit {
-	return s.searchIndex().Search(query, history, opts)
-}
-
-// searchIndex is the store's index of its live entries, built on the first
-// call and kept current by every change after that.
-func (s *Store) searchIndex() *Index {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.index == nil {
-		live := slices.DeleteFunc(s.sorted(s.recs), func(e Entry) bool { return !e.Live() })
-		s.index = NewIndex()
-		s.index.PutAll(live)
-	}
-	return s.index
-}
-
 // Close releases the lock file. Reads keep working on what was loaded;
 // changes fail with ErrClosed.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.beginWrite()
+	defer s.endWrite()
 	if s.closed {
 		return nil
 	}

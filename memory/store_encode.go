@@ -9,6 +9,18 @@ import (
 )
 
 // fileVersion is the version of the file format this package writes.
+//
+// A store is one JSON file, {"version": 2, "seen": {...}, "entries": [...]},
+// pretty-printed with entries in a stable order (oldest first), so a hand
+// edit diffs cleanly. Version 1 files (the same without versions) and the
+// legacy shapes (a bare array of strings; {"entries": [{"kind", "text",
+// "source", "ts"}]}) are read, backed up as <file>.legacy-<time> and
+// rewritten as version 2. Files are read leniently (ParseFile): HuJSON
+// comments and trailing commas, common time forms, numbers and booleans
+// written as strings; two entries with one ID are both kept. Deleted
+// entries stay in the file as tombstones for Options.TombstoneTTL so other
+// writers and sync tools see the deletion; replaced entries stay as
+// history linked by Supersedes/SupersededBy.
 const fileVersion = 2
 
 // encodedEntry is the file text of one version of an entry.

@@ -13,6 +13,7 @@ import (
 )
 
 func TestStoreUnsupportedVersionUntouched(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	content := `{"version": 3, "entries": [], "future": true}`
 	os.WriteFile(path, []byte(content), 0o600)
@@ -30,6 +31,7 @@ func TestStoreUnsupportedVersionUntouched(t *testing.T) {
 // the store does, and the error says where it fails; with a journal,
 // changes are kept there until the file parses again.
 func TestStoreUnparsableFileLeftInPlace(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ content, where string }{
 		"truncated":   {`{"version": 1, "entries": [{"id": "abc", "text": "half`, "line 1, column 55: the file ends too soon"},
 		"not json":    {"remember: tabs over spaces\n", "line 1, column 1: "},
@@ -81,6 +83,7 @@ func TestStoreUnparsableFileLeftInPlace(t *testing.T) {
 }
 
 func TestStoreKeepsSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	real := filepath.Join(dir, "dotfiles", "memory.json")
 	os.MkdirAll(filepath.Dir(real), 0o700)
@@ -99,6 +102,7 @@ func TestStoreKeepsSymlink(t *testing.T) {
 }
 
 func TestStoreEmptyFileIsEmptyStore(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	os.WriteFile(path, []byte("  \n"), 0o600)
 	s := openStore(t, path, memory.Options{})
@@ -129,6 +133,7 @@ func TestStoreReadsByteOrderMark(t *testing.T) {
 }
 
 func TestStoreLegacyShapes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, content string
 		want          []memory.Entry // ID and Created are checked loosely

@@ -1,10 +1,11 @@
 package memory
 
 import (
+	"cmp"
 	"errors"
-	"fmt"
-	"hash/maphash"
-	"io/fs"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"engram/memory/durable"
@@ -16,142 +17,250 @@ import (
 // saves in place may have been caught mid-write.
 const settleTries = 5
 
+// snapshot is what the readers of a Store see: the records and the error
+// state as a write left them. It is never changed once published; the
+// next write publishes a new one. Its file order is worked out by the
+// first read that needs it.
+type snapshot struct {
+	gen  uint64           // the Store.gen of recs
+	recs map[string]Entry // shared with the store's writer, which never changes it
+	hint []string         // the store's file order when published (see fileOrder)
+	err  error            // what Err returns
+	seen Vector           // a copy of the store's Vector
+
+	sortOnce sync.Once
+	sorted   atomic.Bool // ids and entries are set
+	ids      []string    // recs in file order
+	entries  []Entry     // recs in file order; shared by readers, never changed
+}
+
+// inOrder returns the records in file order (see fileOrder), sorted on the
+// first call. The slice is shared: callers copy it before changing it.
+func (sn *snapshot) inOrder() []Entry {
+	sn.sortOnce.Do(func() {
+		sn.ids = fileOrder(sn.hint, sn.recs)
+		sn.entries = make([]Entry, len(sn.ids))
+		for i, id := range sn.ids {
+			sn.entries[i] = sn.recs[id]
+		}
+		sn.sorted.Store(true)
+	})
+	return sn.entries
+}
+
+// view is the snapshot readers are served from.
+func (s *Store) view() *snapshot { return s.snap.Load() }
+
+// Err is the store's error state, nil when all is well: an
+// *UnparsableError while the file does not parse, or else the error of the
+// last failed read or write of the file (until one succeeds).
+func (s *Store) Err() error { return s.view().err }
+
+// List returns the live entries (not deleted, not superseded) in file
+// order: oldest first; entries created in the same millisecond in the
+// order they were added.
+func (s *Store) List() []Entry { return liveOnly(s.view().inOrder()) }
+
+// liveOnly returns a new slice of the live entries of es.
+func liveOnly(es []Entry) []Entry {
+	out := make([]Entry, 0, len(es))
+	for _, e := range es {
+		if e.Live() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// All returns every record in file order, superseded history and
+// tombstones included.
+func (s *Store) All() []Entry { return slices.Clone(s.view().inOrder()) }
+
+// Len is the number of live entries.
+func (s *Store) Len() int {
+	n := 0
+	for _, e := range s.view().recs {
+		if e.Live() {
+			n++
+		}
+	}
+	return n
+}
+
+// Get returns the entry with the ID, live or not (check Entry.Live).
+func (s *Store) Get(id string) (Entry, bool) {
+	e, ok := s.view().recs[id]
+	return e, ok
+}
+
+// Seen returns a copy of what the store has seen of each device's changes.
+func (s *Store) Seen() Vector { return cloneVector(s.view().seen) }
+
+// History returns the supersede chain through id, oldest first: the entries
+// it replaced, itself, and the entries that replaced it. Versions kept from
+// a merge conflict (see Reload) come just before the entry that won. Nil if
+// id is unknown.
+func (s *Store) History(id string) []Entry {
+	recs := s.view().recs
+	e, ok := recs[id]
+	if !ok {
+		return nil
+	}
+	chain := []Entry{e}
+	seen := map[string]bool{id: true}
+	for p := e.Supersedes; p != "" && !seen[p]; {
+		pe, ok := recs[p]
+		if !ok {
+			break
+		}
+		seen[p] = true
+		chain = append(chain, pe)
+		p = pe.Supersedes
+	}
+	slices.Reverse(chain)
+	for n := e.SupersededBy; n != "" && !seen[n]; {
+		ne, ok := recs[n]
+		if !ok {
+			break
+		}
+		seen[n] = true
+		chain = append(chain, ne)
+		n = ne.SupersededBy
+	}
+	var out []Entry
+	for _, c := range chain {
+		var side []Entry
+		for _, r := range recs {
+			if r.SupersededBy == c.ID && !seen[r.ID] {
+				side = append(side, r)
+			}
+		}
+		slices.SortFunc(side, fileCompare)
+		out = append(append(out, side...), c)
+	}
+	return out
+}
+
+// Recall ranks the live entries for a query (see EntryIndex.Search). The
+// index is built on the first call and kept current after that.
+func (s *Store) Recall(query string, history []string, opts RecallOptions) []Hit {
+	return s.searchIndex().Search(query, history, opts)
+}
+
+// searchIndex is the store's index of its live entries, built on the first
+// call from the published snapshot and brought up to date by every
+// snapshot published after that (see publish).
+func (s *Store) searchIndex() *EntryIndex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.index == nil {
+		s.index = NewEntryIndex()
+		s.index.PutAll(liveOnly(s.view().inOrder()))
+	}
+	return s.index
+}
+
 // clock is the store's time, in UTC and to the millisecond so the file
 // stays readable.
 func (s *Store) clock() time.Time { return s.now().Round(0).UTC().Truncate(time.Millisecond) }
 
-// syncLocked brings s.recs up to date with the file; it needs s.mu and the
-// file lock. It reports whether the entries changed and whether the file
-// should be written (it lacks changes the store has, holds entries that
-// needed a Rev, is in an older shape, or vanished while the store has
-// entries). A file that does not parse is left alone: the error is the
-// store's *UnparsableError.
-func (s *Store) syncLocked() (changed, rewrite bool, err error) {
-	st, err := durable.Stat(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		vanished := s.disk.exists || s.unparsable != nil || !s.opened
-		s.parsedLocked()
-		s.disk = diskState{}
-		return false, vanished && len(s.recs) > 0, nil
-	}
+// openLocked reads the journal and the file, merges them and the conflict
+// copies, and writes the file if it lacks anything.
+func (s *Store) openLocked() error {
+	unlock, err := s.lockFiles()
 	if err != nil {
-		return false, false, err
+		return err
 	}
-	if s.unparsable != nil && st == s.badStamp {
-		return false, false, s.unparsable
-	}
-	if s.disk.exists && st == s.disk.stamp {
-		s.parsedLocked()
-		return false, false, nil
-	}
-	data, st, err := readStoreFile(s.path)
-	if err != nil {
-		return false, false, err
-	}
-	h := maphash.Bytes(s.seed, data)
-	if s.disk.exists && h == s.disk.hash {
-		s.disk.stamp = st
-		s.parsedLocked()
-		return false, false, nil
-	}
-	fc, perr := parseDoc(data, st.ModTime().UTC())
-	for try := 0; try < settleTries && s.unsettled(data, perr); try++ {
-		time.Sleep(settleDelay)
-		again, st2, err := readStoreFile(s.path)
+	defer unlock()
+	durable.RemoveStaleTemps(s.path)
+	if s.jr != nil {
+		jrecs, err := s.jr.read()
 		if err != nil {
-			return false, false, err
+			return err
 		}
-		if string(again) == string(data) {
-			break
+		now := s.clock()
+		recs := make(map[string]Entry, len(jrecs))
+		for id, r := range jrecs {
+			if r.Rev.Device == s.device {
+				s.counter = max(s.counter, r.Rev.N)
+			}
+			if !r.Deleted.IsZero() && now.Sub(r.Deleted) > s.ttl {
+				continue // a deletion old enough to be forgotten
+			}
+			recs[id] = r.Entry
 		}
-		data, st, h = again, st2, maphash.Bytes(s.seed, again)
-		fc, perr = parseDoc(data, st.ModTime().UTC())
+		s.replace(recs)
 	}
-	if errors.Is(perr, ErrUnsupportedVersion) {
-		return false, false, perr
+	_, rewrite, err := s.syncLocked()
+	if errors.Is(err, ErrUnparsable) {
+		return nil // Err says so; the journal's entries are served
 	}
-	if perr != nil {
-		s.unparsable, s.badStamp = &UnparsableError{Path: s.path, Err: perr}, st
-		return false, false, s.unparsable
-	}
-	if fc.legacy {
-		if _, err := copyAside(s.path, "legacy", data, s.clock()); err != nil {
-			return false, false, fmt.Errorf("back up legacy file: %w", err)
-		}
-	}
-	now := s.clock()
-	clampFuture(fc.entries, now)
-	memSeen := s.seen
-	if !s.opened {
-		// At Open the records are this device's journal, a part of the
-		// store: the file's entries missing from it were not deleted.
-		memSeen = Vector{}
-	}
-	res := mergeCopy(s.recs, memSeen, fc.entries, fc.seen, now)
-	s.seen.merge(fc.seen)
-	if err := s.stampMerged(res, now); err != nil {
-		return false, false, err
-	}
-	changed = !sameRecords(s.recs, res.recs)
-	if changed {
-		s.replace(res.recs)
-	}
-	s.order = make([]string, 0, len(fc.entries))
-	for _, e := range fc.entries {
-		s.order = append(s.order, e.ID)
-	}
-	s.disk = diskState{exists: true, stamp: st, hash: h}
-	s.fileSeen = cloneVector(fc.seen)
-	s.ioErr, s.unparsable = nil, nil
-	return changed, fc.legacy || res.missing || len(res.stamp) > 0, nil
-}
-
-// unsettled reports whether a read of the file should be repeated before
-// it is judged: it does not parse, or it is empty while the store has
-// entries.
-func (s *Store) unsettled(data []byte, perr error) bool {
-	if perr != nil {
-		return !errors.Is(perr, ErrUnsupportedVersion)
-	}
-	return len(trimFile(data)) == 0 && len(s.recs) > 0
-}
-
-// stampMerged gives the entries a merge made a Rev of this device. Hand
-// edits and deletions found in a copy are changes of this device, and go
-// to the journal; entries that were merely unstamped (a version 1 file, a
-// hand-added entry) are in the file already and do not.
-func (s *Store) stampMerged(res mergeResult, now time.Time) error {
-	var changes []Entry
-	for _, id := range res.stamp {
-		e := res.recs[id]
-		journal := !e.Rev.IsZero()
-		e.Rev = s.nextRev(now, e)
-		res.recs[id] = e
-		if journal {
-			changes = append(changes, e)
-		}
-	}
-	if s.jr == nil {
-		return nil
-	}
-	return s.jr.append(changes, now)
-}
-
-// compactJournalLocked drops from the journal the changes the file holds
-// (or, having seen them, replaced or deleted for good) and has held for the
-// journal's keep. A failure is left for the next
-// time: the journal only grows.
-func (s *Store) compactJournalLocked(recs map[string]Entry, now time.Time) {
-	if s.jr == nil || s.jr.lines < s.jr.checkAt {
-		return
-	}
-	jrecs, err := s.jr.read()
 	if err != nil {
-		return
+		return err
 	}
-	held := func(e Entry) bool {
-		r, ok := recs[e.ID]
-		return ok && r.Rev == e.Rev || s.fileSeen.Covers(e.Rev)
+	merged, err := s.mergeConflictCopiesLocked()
+	if err != nil {
+		return err
 	}
-	_ = s.jr.compact(jrecs, held, now)
+	if rewrite || merged {
+		if err := s.writeLocked(s.recs); err != nil {
+			// The file is readable: the store opens, and Err says why it
+			// could not be brought up to date (a full disk, a read-only
+			// file, an upgrade that would pass MaxFileSize).
+			s.ioErr = err
+		}
+	}
+	s.compactJournalLocked(s.recs, s.clock())
+	return nil
+}
+
+// sortedIDs returns the IDs of recs in file order (see fileOrder) and
+// remembers the order for the next call; it needs the write turn.
+func (s *Store) sortedIDs(recs map[string]Entry) []string {
+	s.order = fileOrder(s.order, recs)
+	return s.order
+}
+
+// fileOrder returns the IDs of recs in file order: by Created; entries
+// created at the same time (to the millisecond) keep the order they have
+// in known (the order last read, written or listed), and new ones follow
+// them, by ID. So entries added one after another list in the order they
+// were added, whichever process added them. It returns a new slice.
+func fileOrder(known []string, recs map[string]Entry) []string {
+	type key struct {
+		created int64
+		id      string
+	}
+	keys := make([]key, 0, len(recs))
+	for _, id := range known {
+		if e, ok := recs[id]; ok {
+			keys = append(keys, key{e.Created.UnixNano(), id})
+		}
+	}
+	if n := len(keys); n < len(recs) {
+		had := make(map[string]bool, n)
+		for _, k := range keys {
+			had[k.id] = true
+		}
+		for id, e := range recs {
+			if !had[id] {
+				keys = append(keys, key{e.Created.UnixNano(), id})
+			}
+		}
+		slices.SortFunc(keys[n:], func(a, b key) int { return cmp.Compare(a.id, b.id) })
+	}
+	slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.created, b.created) })
+	order := make([]string, len(keys))
+	for i, k := range keys {
+		order[i] = k.id
+	}
+	return order
+}
+
+// fileCompare orders entries oldest first, then by ID.
+func fileCompare(a, b Entry) int {
+	if c := a.Created.Compare(b.Created); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }

@@ -40,6 +40,7 @@ func writeDocSeen(t *testing.T, path string, seen map[string]uint64, entries []m
 }
 
 func TestStoreReloadHandEdits(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{Now: clk.Now})
@@ -106,6 +107,7 @@ func TestStoreReloadHandEdits(t *testing.T) {
 }
 
 func TestStoreReloadStaleSave(t *testing.T) {
+	t.Parallel()
 	// An editor opened the file, the app then changed an entry and added
 	// another, and the editor saved its old buffer with an edit of its own.
 	clk := newClock()
@@ -159,6 +161,7 @@ func TestStoreReloadStaleSave(t *testing.T) {
 }
 
 func TestStoreReloadVanishedFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{})
 	a := mustAdd(t, s, memory.Entry{Text: "survives the file vanishing"})
@@ -175,6 +178,7 @@ func TestStoreReloadVanishedFile(t *testing.T) {
 }
 
 func TestStoreChangedOnDiskIgnoresIdenticalRewrite(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{})
 	mustAdd(t, s, memory.Entry{Text: "some entry"})
@@ -199,6 +203,7 @@ func TestStoreChangedOnDiskIgnoresIdenticalRewrite(t *testing.T) {
 }
 
 func TestStoreReloadMergesConcurrentEdits(t *testing.T) {
+	t.Parallel()
 	// Two stores edit one entry; the later Updated wins in both, and use
 	// counts are not lost.
 	clk := newClock()
@@ -331,6 +336,7 @@ func TestStoreReloadSyncedOlderCopy(t *testing.T) {
 // restores, evictions and changes read from the file; and it ranks as the
 // index of a store opened afresh on the same file does.
 func TestStoreRecallFollowsChanges(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	opts := memory.Options{MaxEntries: 3, Now: clk.Now}

@@ -97,6 +97,7 @@ func sortedTexts(ts ...string) []string {
 // lose nothing, bring nothing deleted back, and resolve a concurrent edit
 // the same way on both sides, the losing text kept as history.
 func TestSyncTwoDevicesByReplacement(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	a, b := newDevice(t, clk), newDevice(t, clk)
 	a1, a2, a3 := a.add("a1 the build uses make"), a.add("a2 deploys go out on Fridays"), a.add("a3 the cat is called Miso")
@@ -156,6 +157,7 @@ func TestSyncTwoDevicesByReplacement(t *testing.T) {
 // Conflict copies that sync tools write beside the file are merged on
 // open and on reload, moved to the backups folder, and counted.
 func TestSyncConflictCopiesMerged(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	a, b := newDevice(t, clk), newDevice(t, clk)
 	shared := a.add("shared from A")
@@ -217,6 +219,7 @@ func TestSyncConflictCopiesMerged(t *testing.T) {
 // A hand deletion in the file is a deletion, and an older copy arriving
 // afterwards does not undo it.
 func TestSyncHandDeletionNotUndoneByOlderCopy(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	a, b := newDevice(t, clk), newDevice(t, clk)
 	keep, gone := a.add("stays"), a.add("deleted by hand")
@@ -247,6 +250,7 @@ func TestSyncHandDeletionNotUndoneByOlderCopy(t *testing.T) {
 // this device's changes back from its journal, and the other device
 // deletes nothing.
 func TestSyncJournalRestores(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	a, b := newDevice(t, clk), newDevice(t, clk)
 	b.add("b only")
@@ -280,6 +284,7 @@ func TestSyncJournalRestores(t *testing.T) {
 // An entry written by a device whose clock is years ahead does not win a
 // later edit made on another device, and its times are clamped on read.
 func TestSyncFutureTimestampClamped(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	future := &testClock{t: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
 	a, b := newDevice(t, future), newDevice(t, clk)
@@ -305,6 +310,7 @@ func TestSyncFutureTimestampClamped(t *testing.T) {
 // Hand edits in the forms people type are read; two entries with one ID
 // are both kept.
 func TestStoreLenientHandEdits(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	content := `{
   // my memories
@@ -349,6 +355,7 @@ func TestStoreLenientHandEdits(t *testing.T) {
 // entries stays whole when one is pinned, and an add at the cap is refused
 // with a plain message unless an auto memory can go.
 func TestStoreCapKeepsWhatAPersonWrote(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	var b strings.Builder
 	b.WriteString(`{"version": 1, "entries": [`)
@@ -386,6 +393,7 @@ func TestStoreCapKeepsWhatAPersonWrote(t *testing.T) {
 
 // A read-only memory.json is left alone, with a clear error.
 func TestStoreReadOnlyFileLeftAlone(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{})
 	mustAdd(t, s, memory.Entry{Text: "before the chmod"})

@@ -87,6 +87,7 @@ func readDoc(t *testing.T, path string) fileDoc {
 }
 
 func TestStoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "engram", "memory.json")
 	s := openStore(t, path, memory.Options{Now: clk.Now})
@@ -171,6 +172,7 @@ func TestStoreRoundTrip(t *testing.T) {
 // TestStoreFileIsStable: writing the same entries again gives the same
 // bytes, and a hand-formatted equivalent file is rewritten the same way.
 func TestStoreFileIsStable(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{Now: clk.Now})
@@ -200,6 +202,7 @@ func TestStoreFileIsStable(t *testing.T) {
 // Entries added in the same millisecond, by one store or by two, list in
 // the order they were added, here and in any store that opens the file.
 func TestStoreSameTimeKeepsAddOrder(t *testing.T) {
+	t.Parallel()
 	clk := newClock() // never advanced
 	path := filepath.Join(t.TempDir(), "memory.json")
 	a := openStore(t, path, memory.Options{Now: clk.Now})
@@ -241,6 +244,7 @@ func entriesEqual(a, b memory.Entry) bool {
 }
 
 func TestStoreBadInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{})
 	keep := mustAdd(t, s, memory.Entry{Text: "an entry that must survive"})
@@ -308,6 +312,7 @@ func TestStoreBadInputChangesNothing(t *testing.T) {
 }
 
 func TestStoreFileTooLarge(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	f, err := os.Create(path)
 	if err != nil {
@@ -357,38 +362,8 @@ func TestStoreWriteTooLarge(t *testing.T) {
 	}
 }
 
-func TestDedupe(t *testing.T) {
-	cases := []struct {
-		a, b string
-		dup  bool
-	}{
-		{"User prefers tabs.", "user prefers TABS", true},
-		{"User prefers tabs", "The user prefers tabs!", true},                           // contained
-		{"Prefers tabs", "Prefers tabs over spaces in every language he writes", false}, // under half
-		{"ＵＳＥＲ　ｐｒｅｆｅｒｓ　ｔａｂｓ！", "user prefers tabs", true},                               // full width
-		{"用户喜欢简洁的回答。", "用户喜欢简洁的回答", true},
-		{"回答用中文", "请回答用中文。", true}, // 5 runes in 6
-		{"用中文", "请用中文", false},     // 3 runes: below DedupeMinRunes, only equality counts
-		{"用中文", "用中文！", true},      // equal after normalising
-		{"用户喜欢简洁", "用户喜欢详细", false},
-		{"tabs", "tabs only", true},           // 4 runes, half of 8 after normalising
-		{"tabs", "tabs, not spaces", false},   // 4 runes, under half of 13
-		{"use `go vet`", "Use go vet.", true}, // ASCII symbols are punctuation too
-		{"tab", "tabs", false},                // 3 runes
-		{"", "", false},
-		{"!!!", "???", false}, // nothing left after normalising
-	}
-	for _, tc := range cases {
-		if got := memory.IsDuplicate(tc.a, tc.b); got != tc.dup {
-			t.Errorf("IsDuplicate(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.dup)
-		}
-		if got := memory.IsDuplicate(tc.b, tc.a); got != tc.dup {
-			t.Errorf("IsDuplicate(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.dup)
-		}
-	}
-}
-
 func TestStoreAddDuplicate(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{Now: clk.Now})
 	orig := mustAdd(t, s, memory.Entry{Kind: memory.KindFact, Text: "用户喜欢简洁的回答"})
@@ -442,6 +417,7 @@ func TestStoreAddDuplicate(t *testing.T) {
 // A batch that fails as a whole must not leave the dedupe check believing
 // what the batch would have stored.
 func TestStoreDedupeAfterFailedBatch(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{MaxEntries: 2})
 	tea := mustAdd(t, s, memory.Entry{Text: "likes green tea", Pinned: true})
 	mustAdd(t, s, memory.Entry{Text: "owns a cat named Miso", Pinned: true})
@@ -460,6 +436,7 @@ func TestStoreDedupeAfterFailedBatch(t *testing.T) {
 }
 
 func TestStoreSupersedeChain(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{Now: clk.Now})
@@ -503,6 +480,7 @@ func TestStoreSupersedeChain(t *testing.T) {
 // With no kind given, the new entry takes the kind of the entry it
 // replaces: the newest of the chain, not the one named.
 func TestStoreSupersedeInheritsHeadKind(t *testing.T) {
+	t.Parallel()
 	s := memory.NewInMemory(memory.Options{})
 	v1, _, err := s.Add(memory.Entry{Kind: memory.KindFact, Text: "replies in English"})
 	if err != nil {
@@ -518,6 +496,7 @@ func TestStoreSupersedeInheritsHeadKind(t *testing.T) {
 }
 
 func TestStoreRemoveRestoreAndTombstoneExpiry(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	s := openStore(t, path, memory.Options{Now: clk.Now, TombstoneTTL: 48 * time.Hour})
@@ -556,6 +535,7 @@ func TestStoreRemoveRestoreAndTombstoneExpiry(t *testing.T) {
 }
 
 func TestStoreUpdate(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	s := openStore(t, filepath.Join(t.TempDir(), "memory.json"), memory.Options{Now: clk.Now})
 	e := mustAdd(t, s, memory.Entry{Text: "draft text", Source: memory.SourceAuto})
@@ -575,6 +555,7 @@ func TestStoreUpdate(t *testing.T) {
 }
 
 func TestStoreOnChangeAndInMemory(t *testing.T) {
+	t.Parallel()
 	s := memory.NewInMemory(memory.Options{})
 	calls := 0
 	s.OnChange(func() { calls++ })
@@ -632,6 +613,7 @@ func TestStoreConcurrentStores(t *testing.T) {
 }
 
 func TestParseImport(t *testing.T) {
+	t.Parallel()
 	fallback := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name  string

@@ -15,6 +15,7 @@ import (
 // progress (or a sync tool mid-copy): it is left alone, the memories stay,
 // changes are refused, and the error lasts until the file parses again.
 func TestStoreUnparsableAfterOpenIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	for name, fix := range map[string]func(t *testing.T, path string, good []byte){
 		"fixed by hand": func(t *testing.T, path string, good []byte) {
 			text := strings.Replace(string(good), `"entries": [`, `"entries": [

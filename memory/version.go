@@ -119,6 +119,15 @@ func handEdited(e Entry) bool { return e.Rev.Sum != 0 && e.Rev.Sum != versionSum
 // Vector says how far a copy of the store has seen each device's changes:
 // every change of device d with counter up to v[d] is in it, or was
 // replaced in it by a later one. It is written in the file as "seen".
+//
+// The file is made to be synced by tools that know nothing of it
+// (Syncthing, Dropbox, Nextcloud, git), so a store must merge any copy of
+// it, in any order, without trusting wall clocks or modification times:
+// the technique of state-based replication, per-device counters (Rev) and
+// a version vector. A hybrid logical clock per entry would order changes
+// as well, but could not say whether a copy that lacks an entry had ever
+// seen it; the vector can (see mergeCopy). Merging a copy (Reload, Open, a
+// conflict copy, MergeFile, Repair) follows the same rules everywhere.
 type Vector map[string]uint64
 
 // Covers reports whether the copy had seen the change r. An unstamped

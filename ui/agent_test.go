@@ -54,7 +54,7 @@ func newAgentHarness(t *testing.T, prepare func(ah *agentHarness)) *agentHarness
 	if prepare != nil {
 		prepare(ah)
 	}
-	ah.harness = startHarness(t, ag)
+	ah.harness = startHarness(t, AgentBackend{ag})
 	return ah
 }
 

@@ -7,10 +7,11 @@ import (
 	"engram/memory"
 )
 
-// Backend is what the window needs from the agent. *agent.Agent satisfies it;
-// tests use a fake. Every method may do disk or network work, so the UI calls
-// them off the UI goroutine, except Events, Config, ConfigSources, Chats,
-// SearchChats and RecentProjects, which only read memory.
+// Backend is what the window needs from the agent. AgentBackend wraps
+// *agent.Agent as one; tests use a fake. Every method may do disk or
+// network work, so the UI calls them off the UI goroutine, except Events,
+// Config, ConfigSources, Chats, SearchChats and RecentProjects, which only
+// read memory.
 type Backend interface {
 	Events() <-chan agent.Event
 	Send(ctx context.Context, chatID, text string) error
@@ -30,7 +31,10 @@ type Backend interface {
 	DeleteChat(id string) error
 	SetAutoRecall(id string, on bool) error
 	SetProject(id, dir string) error
-	Memory(scope agent.Scope, projectDir string) (*memory.Store, error)
+	// Memory opens a memory store. Every change of it, the window's own
+	// included, is reported as a MemoryChanged event: the inspector
+	// reloads on those alone.
+	Memory(scope agent.Scope, projectDir string) (MemoryStore, error)
 	Config() agent.Config
 	SetConfig(c agent.Config) error
 	Models(ctx context.Context) ([]string, error)
@@ -57,3 +61,36 @@ type (
 	InstructionsInfo = agent.InstructionsInfo
 	ChatMatch        = agent.ChatMatch
 )
+
+// MemoryStore is what the window needs of a memory store (the inspector
+// lists, searches and edits it); *memory.Store satisfies it. The window
+// calls its methods off the UI goroutine, the writing ones in order.
+type MemoryStore interface {
+	Path() string
+	Err() error
+	List() []memory.Entry
+	Add(e memory.Entry) (memory.Entry, bool, error)
+	Update(id string, c memory.Change) (memory.Entry, error)
+	Remove(id string) error
+	Restore(id string) error
+	Search(query string, k int) []memory.Hit
+	History(id string) []memory.Entry
+	Len() int
+	Repair() (memory.RepairReport, error)
+}
+
+// AgentBackend is the agent as the window's Backend: *agent.Agent, with its
+// memory stores handed to the window as MemoryStores.
+type AgentBackend struct{ *agent.Agent }
+
+// Memory is the agent's memory store of scope (and project folder
+// projectDir).
+func (b AgentBackend) Memory(scope agent.Scope, projectDir string) (MemoryStore, error) {
+	st, err := b.Agent.Memory(scope, projectDir)
+	if st == nil { // a nil store is a nil MemoryStore, not one holding nil
+		return nil, err
+	}
+	return st, err
+}
+
+var _ Backend = AgentBackend{}

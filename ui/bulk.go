@@ -135,7 +135,7 @@ func (i *inspector) remove(es []memory.Entry) {
 		}
 		return func() {
 			if len(done) > 0 {
-				i.offerUndo(deletedText(es, len(done)), st, func(st memStore) error {
+				i.offerUndo(deletedText(es, len(done)), st, func(st MemoryStore) error {
 					for _, id := range done {
 						if err := st.Restore(id); err != nil {
 							return fmt.Errorf("%s: %w", lang.L("Could not undo the delete"), err)
@@ -146,13 +146,11 @@ func (i *inspector) remove(es []memory.Entry) {
 			}
 			if err != nil {
 				i.ed.fail(err)
-				i.reload()
 				return
 			}
 			i.ed.close()
 			i.detail.close()
 			i.sel.clear()
-			i.reload()
 		}
 	})
 }
@@ -190,7 +188,7 @@ func (i *inspector) setPinned(es []memory.Entry, on bool) {
 					text = count("Unpinned {{.Count}} memory", len(changed))
 				}
 				back := !on
-				i.offerUndo(text, st, func(st memStore) error {
+				i.offerUndo(text, st, func(st MemoryStore) error {
 					for _, id := range changed {
 						if _, err := st.Update(id, memory.Change{Pinned: &back}); err != nil {
 							return fmt.Errorf("%s: %w", lang.L("Could not undo"), err)
@@ -202,13 +200,12 @@ func (i *inspector) setPinned(es []memory.Entry, on bool) {
 			if err != nil {
 				i.showErr(err)
 			}
-			i.reload()
 		}
 	})
 }
 
 // offerUndo shows the undo bar for a change of st that fn undoes.
-func (i *inspector) offerUndo(text string, st memStore, fn func(memStore) error) {
+func (i *inspector) offerUndo(text string, st MemoryStore, fn func(MemoryStore) error) {
 	i.undoFn, i.undoStore = fn, st
 	i.undoLabel.SetText(text)
 	i.undoBox.Show()
@@ -230,7 +227,6 @@ func (i *inspector) undo() {
 			if err != nil {
 				i.showErr(err)
 			}
-			i.reload()
 		}
 	})
 }

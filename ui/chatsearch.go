@@ -63,9 +63,6 @@ func newChatSearch(u *UI) *chatSearch {
 	return cs
 }
 
-// active reports whether the search replaces the chat list.
-func (cs *chatSearch) active() bool { return cs.entry.Text != "" }
-
 // focus puts the keyboard focus in the search box, its text selected.
 func (cs *chatSearch) focus() {
 	cs.u.w.Canvas().Focus(cs.entry)

@@ -138,8 +138,9 @@ func (ed *memEditor) save() {
 				_, _, err = st.Add(memory.Entry{Kind: kind, Text: text, Source: memory.SourceUser, Pinned: pinned})
 			}
 		}
-		return func() {
+		return func() { // the list reloads on the store's change event
 			i.lastErr = err
+			i.showFull()
 			if err != nil {
 				ed.fail(err)
 				return
@@ -147,7 +148,6 @@ func (ed *memEditor) save() {
 			if ed.id == id {
 				ed.close()
 			}
-			i.reload()
 		}
 	})
 }

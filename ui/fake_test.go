@@ -49,6 +49,11 @@ type fakeBackend struct {
 	endpoints map[string][]string
 	modelsAt  []string // the endpoints ModelsAt was asked, in order
 	sources   agent.ConfigSources
+	// echo, set once the window runs, delivers the MemoryChanged the agent
+	// reports for every change of a store, at once so that settle sees it.
+	// Before (while prepare fills the stores) nothing is reported: the
+	// window reads the stores when it starts.
+	echo func(agent.Event)
 }
 
 func newFakeBackend(t testing.TB) *fakeBackend {
@@ -348,7 +353,17 @@ func (f *fakeBackend) SetProject(id, dir string) error {
 	})
 }
 
-func (f *fakeBackend) Memory(scope agent.Scope, dir string) (*memory.Store, error) {
+func (f *fakeBackend) Memory(scope agent.Scope, dir string) (MemoryStore, error) {
+	st, err := f.store(scope, dir)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// store opens (once) the real store in the temporary folder that Memory
+// hands the window, for tests that fill or inspect it.
+func (f *fakeBackend) store(scope agent.Scope, dir string) (*memory.Store, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	path := filepath.Join(f.dir, "memory.json")
@@ -365,6 +380,14 @@ func (f *fakeBackend) Memory(scope agent.Scope, dir string) (*memory.Store, erro
 	if err != nil {
 		return nil, err
 	}
+	s.OnChange(func() {
+		f.mu.Lock()
+		echo := f.echo
+		f.mu.Unlock()
+		if echo != nil {
+			echo(agent.MemoryChanged{Scope: scope, Dir: dir, Err: s.Err()})
+		}
+	})
 	f.stores[path] = s
 	return s, nil
 }
@@ -487,6 +510,9 @@ func newHarness(t testing.TB, prepare func(fb *fakeBackend)) *harness {
 	}
 	h := startHarness(t, fb)
 	h.fb = fb
+	fb.mu.Lock()
+	fb.echo = func(ev agent.Event) { h.enqueue(func() { h.u.applyEvent(ev) }) }
+	fb.mu.Unlock()
 	return h
 }
 

@@ -157,6 +157,7 @@ func systemCJKCollection() string {
 }
 
 func TestFileHasReadsACollection(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	p := systemCJKCollection()
 	if p == "" {
 		t.Skip("no CJK collection installed")

@@ -85,6 +85,7 @@ func fieldsOf(s string) []string {
 // from a translation, when a translation holds a string the code no longer
 // uses, or when a translation drops or invents a {{.Field}}.
 func TestTranslationsComplete(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	used := sourceStrings(t)
 	if len(used) < 100 {
 		t.Fatalf("only %d translated strings found in the sources: the scan is broken", len(used))

@@ -21,24 +21,6 @@ import (
 	"engram/ui/internal/look"
 )
 
-// memStore is what the inspector needs of a memory store; *memory.Store
-// satisfies it. Its methods are called off the UI goroutine, the writing
-// ones through UI.write.
-type memStore interface {
-	Path() string
-	Err() error
-	List() []memory.Entry
-	Add(e memory.Entry) (memory.Entry, bool, error)
-	Update(id string, c memory.Change) (memory.Entry, error)
-	Remove(id string) error
-	Restore(id string) error
-	Recall(query string, history []string, opts memory.RecallOptions) []memory.Hit
-	Complete(prefix string, n int) []string
-	History(id string) []memory.Entry
-	Len() int
-	Repair() (memory.RepairReport, error)
-}
-
 // searchLimit is how many ranked memories a search shows.
 const searchLimit = 200
 
@@ -62,8 +44,8 @@ type inspector struct {
 	u        *UI
 	scope    agent.Scope
 	project  string
-	stores   map[string]memStore
-	store    memStore
+	stores   map[string]MemoryStore
+	store    MemoryStore
 	rows     []memRow
 	hits     map[string]agent.RecalledHit
 	gen      int
@@ -72,7 +54,7 @@ type inspector struct {
 	sel      *selection
 	lastErr  error // of the last change made here (memory.ErrFull)
 	total    int
-	undoFn   func(st memStore) error
+	undoFn   func(st MemoryStore) error
 	filters  *filterBar
 	detail   *memDetail
 	fullBox  *fyne.Container
@@ -88,7 +70,7 @@ type inspector struct {
 	bannerBox    *fyne.Container
 	undoLabel    *widget.Label
 	undoBox      *fyne.Container
-	undoStore    memStore
+	undoStore    MemoryStore
 	noProject    fyne.CanvasObject
 	empty        *caption
 	ed           *memEditor
@@ -100,7 +82,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 	if maxEntries <= 0 {
 		maxEntries = memory.DefaultMaxEntries
 	}
-	i := &inspector{u: u, scope: agent.ScopeGlobal, stores: map[string]memStore{}, cap: maxEntries}
+	i := &inspector{u: u, scope: agent.ScopeGlobal, stores: map[string]MemoryStore{}, cap: maxEntries}
 	i.global = widget.NewButton(lang.L("Global"), func() { i.setScope(agent.ScopeGlobal) })
 	i.proj = widget.NewButton(lang.L("Project"), func() { i.setScope(agent.ScopeProject) })
 	tabs := container.New(tabsLayout{}, i.global, i.proj)
@@ -470,64 +452,26 @@ func (i *inspector) review() {
 	i.reload()
 }
 
-// expandQuery completes the word being typed, the query's last when it
-// does not end in a space, with the words of the store that it starts: so
-// "rsyn" searches for rsync (and rsyncd), ranked as usual. A query that
-// ends in a space, or whose last word starts none, is searched as typed.
-func expandQuery(st memStore, q string) string {
-	if q == "" || strings.HasSuffix(q, " ") {
-		return q
-	}
-	cut := strings.LastIndexAny(q, " \t") + 1
-	last := q[cut:]
-	if !latinWord(last) {
-		return q
-	}
-	words := st.Complete(last, completions)
-	if len(words) == 0 {
-		return q
-	}
-	return q[:cut] + strings.Join(words, " ")
-}
-
-// completions is how many words the word being typed stands for at most.
-const completions = 8
-
-// latinWord reports whether s is a word the store's dictionary completes:
-// letters, digits and joiners, with no Chinese.
-func latinWord(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r >= 0x2e80 {
-			return false
-		}
-	}
-	return true
-}
-
-// queryRows lists the store for an empty query and ranks it with the
-// recall engine otherwise (the word being typed completed), then keeps the
-// rows f lets through, in f's order.
-func queryRows(st memStore, q string, f filter) []memRow {
+// queryRows lists the store for an empty query and otherwise ranks it with
+// memory's Search (the word being typed completed), as engramctl memory
+// search does, then keeps the rows f lets through, in f's order.
+func queryRows(st MemoryStore, q string, f filter) []memRow {
 	var rows []memRow
-	q = strings.TrimLeft(q, " \t")
-	if strings.TrimSpace(q) == "" {
-		q = ""
+	searching := strings.TrimSpace(q) != ""
+	if !searching {
 		for _, e := range st.List() {
 			if f.keep(e) {
 				rows = append(rows, memRow{e: e})
 			}
 		}
 	} else {
-		for _, h := range st.Recall(expandQuery(st, q), nil, memory.RecallOptions{K: searchLimit}) {
+		for _, h := range st.Search(q, searchLimit) {
 			if f.keep(h.Entry) {
 				rows = append(rows, memRow{e: h.Entry, score: h.Score, terms: h.Terms})
 			}
 		}
 	}
-	f.order(rows, q != "")
+	f.order(rows, searching)
 	return rows
 }
 
@@ -568,7 +512,6 @@ func (i *inspector) repairFile() {
 				i.showErr(fmt.Errorf(lang.L("could not repair: %w"), err))
 				return
 			}
-			i.reload()
 			i.showErr(st.Err())
 			if err == nil {
 				i.u.pane.notice(fmt.Sprintf(lang.L("Repaired %s: %d memories read from it; the broken file is kept as %s."),
@@ -579,7 +522,9 @@ func (i *inspector) repairFile() {
 }
 
 // storeChanged follows a MemoryChanged event: the list reloads if it shows
-// that store; an edit in progress is kept.
+// that store; an edit in progress is kept. It is the one reload after a
+// change, the inspector's own edits included: the backend reports every
+// change of a store it handed out, so an edit's result reloads nothing.
 func (i *inspector) storeChanged(scope agent.Scope, dir string, err error) {
 	if scope != i.scope || (scope == agent.ScopeProject && dir != i.project) {
 		return

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -31,7 +32,7 @@ func editRow(t *testing.T, i *inspector, n int) {
 // addMemories fills the global store of fb.
 func addMemories(t *testing.T, fb *fakeBackend, es ...memory.Entry) []memory.Entry {
 	t.Helper()
-	st, err := fb.Memory(agent.ScopeGlobal, "")
+	st, err := fb.store(agent.ScopeGlobal, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestInspectorFiltersAndSort(t *testing.T) {
 			memory.Entry{Kind: memory.KindFact, Text: "The API runs on port 8080", Source: memory.SourceTool},
 			memory.Entry{Kind: memory.KindLesson, Text: "Run the tests before pushing", Source: memory.SourceAuto},
 			memory.Entry{Kind: memory.KindFact, Text: "The database is Postgres 16", Source: memory.SourceAuto})
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		if err := st.MarkUsed(es[3].ID, es[3].ID, es[1].ID); err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +205,7 @@ func TestInspectorDetailShowsHistory(t *testing.T) {
 	var cur memory.Entry
 	h := newHarness(t, func(fb *fakeBackend) {
 		old := addMemories(t, fb, memory.Entry{Kind: memory.KindFact, Text: "The API runs on port 8080"})[0]
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		var err error
 		cur, err = st.Supersede(old.ID, memory.Entry{Kind: memory.KindCorrection, Text: "The API runs on port 9090 since March",
 			Source: memory.SourceTool})
@@ -249,7 +250,7 @@ func TestInspectorFullStateReviewsLeastUsed(t *testing.T) {
 			memory.Entry{Kind: memory.KindFact, Text: "used twice"},
 			memory.Entry{Kind: memory.KindFact, Text: "never used"},
 			memory.Entry{Kind: memory.KindFact, Text: "used once"})
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		if err := st.MarkUsed(es[0].ID, es[0].ID, es[2].ID); err != nil {
 			t.Fatal(err)
 		}
@@ -276,48 +277,50 @@ func TestInspectorFullStateReviewsLeastUsed(t *testing.T) {
 }
 
 func TestSettingsFetchModelsBeforeSave(t *testing.T) {
-	h := newHarness(t, func(fb *fakeBackend) {
-		fb.cfg.BaseURL, fb.cfg.Model = "", ""
-		fb.endpoints = map[string][]string{
-			"http://127.0.0.1:11434/v1": {"nomic-embed-text", "qwen2.5:7b"},
-			"http://127.0.0.1:1234/v1":  {"llama-3.2-3b"},
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(fb *fakeBackend) {
+			fb.cfg.BaseURL, fb.cfg.Model = "", ""
+			fb.endpoints = map[string][]string{
+				"http://127.0.0.1:11434/v1": {"nomic-embed-text", "qwen2.5:7b"},
+				"http://127.0.0.1:1234/v1":  {"llama-3.2-3b"},
+			}
+		})
+		h.settle()
+		f := h.u.settings
+		if f == nil {
+			t.Fatal("the first run does not open the settings")
+		}
+		f.preset.SetSelected("Ollama")
+		h.settle()
+		if f.endpoint.Text != "http://127.0.0.1:11434/v1" {
+			t.Fatalf("the Ollama preset filled %q", f.endpoint.Text)
+		}
+		if !slices.Equal(f.models, []string{"nomic-embed-text", "qwen2.5:7b"}) || f.model.Text != "qwen2.5:7b" {
+			t.Fatalf("before saving the models are %q, chosen %q", f.models, f.model.Text)
+		}
+		if f.status.seg.Text != "2 models available at this endpoint." {
+			t.Errorf("status %q", f.status.seg.Text)
+		}
+		// Typing is debounced: one request for the endpoint typed in pieces.
+		before := len(h.fb.askedModels())
+		f.endpoint.SetText("")
+		test.Type(f.endpoint, "http://127.0.0.1:1234/v1")
+		h.settle()
+		if asked := h.fb.askedModels()[before:]; !slices.Equal(asked, []string{"http://127.0.0.1:1234/v1"}) {
+			t.Fatalf("typing the endpoint asked %q", asked)
+		}
+		if f.model.Text != "llama-3.2-3b" || f.status.seg.Text != "1 model available at this endpoint." {
+			t.Fatalf("after switching endpoints the model is %q (%q)", f.model.Text, f.status.seg.Text)
+		}
+		overlayButton(t, h, "Save")
+		if got := h.u.bar.model.Selected; got != "llama-3.2-3b" {
+			t.Fatalf("right after Save the toolbar shows %q", got)
+		}
+		h.settle()
+		if c := h.fb.Config(); c.BaseURL != "http://127.0.0.1:1234/v1" || c.Model != "llama-3.2-3b" {
+			t.Fatalf("saved %v", c)
 		}
 	})
-	h.settle()
-	f := h.u.settings
-	if f == nil {
-		t.Fatal("the first run does not open the settings")
-	}
-	f.preset.SetSelected("Ollama")
-	h.settle()
-	if f.endpoint.Text != "http://127.0.0.1:11434/v1" {
-		t.Fatalf("the Ollama preset filled %q", f.endpoint.Text)
-	}
-	if !slices.Equal(f.models, []string{"nomic-embed-text", "qwen2.5:7b"}) || f.model.Text != "qwen2.5:7b" {
-		t.Fatalf("before saving the models are %q, chosen %q", f.models, f.model.Text)
-	}
-	if f.status.seg.Text != "2 models available at this endpoint." {
-		t.Errorf("status %q", f.status.seg.Text)
-	}
-	// Typing is debounced: one request for the endpoint typed in pieces.
-	before := len(h.fb.askedModels())
-	f.endpoint.SetText("")
-	test.Type(f.endpoint, "http://127.0.0.1:1234/v1")
-	h.settle()
-	if asked := h.fb.askedModels()[before:]; !slices.Equal(asked, []string{"http://127.0.0.1:1234/v1"}) {
-		t.Fatalf("typing the endpoint asked %q", asked)
-	}
-	if f.model.Text != "llama-3.2-3b" || f.status.seg.Text != "1 model available at this endpoint." {
-		t.Fatalf("after switching endpoints the model is %q (%q)", f.model.Text, f.status.seg.Text)
-	}
-	overlayButton(t, h, "Save")
-	if got := h.u.bar.model.Selected; got != "llama-3.2-3b" {
-		t.Fatalf("right after Save the toolbar shows %q", got)
-	}
-	h.settle()
-	if c := h.fb.Config(); c.BaseURL != "http://127.0.0.1:1234/v1" || c.Model != "llama-3.2-3b" {
-		t.Fatalf("saved %v", c)
-	}
 }
 
 func TestSettingsShowEnvironmentValuesReadOnly(t *testing.T) {

@@ -423,13 +423,6 @@ func (c *caption) SetText(s string) {
 	c.Refresh()
 }
 
-// set replaces the caption's text and colour.
-func (c *caption) set(s string, color fyne.ThemeColorName) {
-	c.seg.Text = s
-	c.seg.Style.ColorName = color
-	c.Refresh()
-}
-
 // Text is the caption's text.
 func (c *caption) Text() string { return c.seg.Text }
 

@@ -84,8 +84,8 @@ func (p *reviewPanel) refresh() {
 	})
 }
 
-// apply shows an agent event that concerns the panel.
-func (p *reviewPanel) apply(ev agent.Event) {
+// applyEvent shows an agent event that concerns the panel.
+func (p *reviewPanel) applyEvent(ev agent.Event) {
 	switch e := ev.(type) {
 	case agent.SuggestionsChanged:
 		p.refresh()

@@ -183,7 +183,7 @@ func TestReviewForgetProposalAndUndo(t *testing.T) {
 	test.Tap(button(t, p.root, "Undo"))
 	// A forget done by consolidation arrives as an event, with undo.
 	auto := agent.Forgotten{Scope: agent.ScopeGlobal, Entry: memory.Entry{ID: "a1", Text: "The user lives in Oslo."}}
-	p.apply(agent.MemoriesRevised{Forgotten: []agent.Forgotten{auto}, Updated: []agent.Revision{{Notice: true,
+	p.applyEvent(agent.MemoriesRevised{Forgotten: []agent.Forgotten{auto}, Updated: []agent.Revision{{Notice: true,
 		Old: memory.Entry{Text: "Dog is Rex."}, New: memory.Entry{Text: "Dog is Max."}}}})
 	got := shownText(p.root)
 	if !strings.Contains(got, "Forgot: The user lives in Oslo.") || !strings.Contains(got, "Updated a memory you wrote: Dog is Max.") {
@@ -253,7 +253,7 @@ func TestInspectorAddSecretAsksFirst(t *testing.T) {
 		t.Fatalf("saved without asking: %q", got)
 	}
 	top := h.w.Canvas().Overlays().Top()
-	if top == nil || !strings.Contains(shownText(top), "looks like an AWS access key") {
+	if top == nil || !strings.Contains(shownText(top), "Keep it anyway?") {
 		t.Fatalf("no confirmation: %v", top)
 	}
 	test.Tap(button(t, top, "No"))

@@ -41,9 +41,6 @@ import (
 	"engram/assets"
 )
 
-// frame is the shortest time between two redraws of a streaming answer.
-const frame = 33 * time.Millisecond
-
 // UI is the Engram window's content and state.
 type UI struct {
 	w    fyne.Window
@@ -160,7 +157,7 @@ func (u *UI) Start() {
 	u.pumpWG.Add(2)
 	go func() {
 		defer u.pumpWG.Done()
-		pump(u.ctx, u.b.Events(), u.do, u.apply)
+		pump(u.ctx, u.b.Events(), u.do, u.applyEvent)
 	}()
 	go func() { // keeps "5 min ago" in the chat list true
 		defer u.pumpWG.Done()
@@ -264,61 +261,6 @@ func (u *UI) handBack(apply func()) {
 	})
 }
 
-// pump hands the agent's events to apply on the UI goroutine (through do)
-// until events closes or ctx ends. Deltas are merged and flushed at most
-// once per frame; any other event first flushes the deltas before it, so
-// order is kept and no text is lost.
-func pump(ctx context.Context, events <-chan agent.Event, do func(func()), apply func(agent.Event)) {
-	var pending []agent.Delta
-	var timer *time.Timer
-	var tick <-chan time.Time
-	flush := func() {
-		if timer != nil {
-			timer.Stop()
-			timer, tick = nil, nil
-		}
-		if len(pending) == 0 {
-			return
-		}
-		ds := pending
-		pending = nil
-		do(func() {
-			for _, d := range ds {
-				apply(d)
-			}
-		})
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			flush()
-			return
-		case ev, ok := <-events:
-			if !ok {
-				flush()
-				return
-			}
-			if d, isDelta := ev.(agent.Delta); isDelta {
-				if n := len(pending); n > 0 && pending[n-1].ChatID == d.ChatID {
-					pending[n-1].Text += d.Text
-				} else {
-					pending = append(pending, d)
-				}
-				if timer == nil {
-					timer = time.NewTimer(frame)
-					tick = timer.C
-				}
-				continue
-			}
-			flush()
-			do(func() { apply(ev) })
-		case <-tick:
-			timer, tick = nil, nil
-			flush()
-		}
-	}
-}
-
 // session returns the state of chat id, creating it if needed.
 func (u *UI) session(id string) *session {
 	s, ok := u.sessions[id]
@@ -345,8 +287,8 @@ func (s *session) answer() *msgState {
 	return m
 }
 
-// apply shows one agent event.
-func (u *UI) apply(ev agent.Event) {
+// applyEvent shows one agent event.
+func (u *UI) applyEvent(ev agent.Event) {
 	switch e := ev.(type) {
 	case agent.MemoryChanged:
 		u.insp.storeChanged(e.Scope, e.Dir, e.Err)
@@ -356,7 +298,7 @@ func (u *UI) apply(ev agent.Event) {
 		return
 	case agent.SuggestionsChanged, agent.MemoriesRevised:
 		if u.review != nil {
-			u.review.apply(ev)
+			u.review.applyEvent(ev)
 		}
 		return
 	case agent.Notice:

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,7 +136,7 @@ func TestEnterSendsAndAnswerStreams(t *testing.T) {
 func TestRecalledMemoriesDisclosure(t *testing.T) {
 	var e1, e2 memory.Entry
 	h := newHarness(t, func(fb *fakeBackend) {
-		st, err := fb.Memory(agent.ScopeGlobal, "")
+		st, err := fb.store(agent.ScopeGlobal, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +298,7 @@ func TestInspectorAddEditDeleteUndo(t *testing.T) {
 
 func TestInspectorSearchRanks(t *testing.T) {
 	h := newHarness(t, func(fb *fakeBackend) {
-		st, _ := fb.Memory(agent.ScopeGlobal, "")
+		st, _ := fb.store(agent.ScopeGlobal, "")
 		st.Add(memory.Entry{Kind: memory.KindFact, Text: "The frontend uses Vite and React", Source: memory.SourceUser})
 		st.Add(memory.Entry{Kind: memory.KindCorrection, Text: "Deploy with the dry-run flag first", Source: memory.SourceUser})
 	})
@@ -324,7 +323,7 @@ func TestMemoryChangedKeepsEditInProgress(t *testing.T) {
 	i := h.u.insp
 	test.Tap(i.add)
 	test.Type(i.ed.text, "a draft in progress")
-	st, _ := h.fb.Memory(agent.ScopeGlobal, "")
+	st, _ := h.fb.store(agent.ScopeGlobal, "")
 	if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "added by engramctl", Source: memory.SourceUser}); err != nil {
 		t.Fatal(err)
 	}
@@ -479,92 +478,6 @@ func TestSettingsDialog(t *testing.T) {
 	h.settle()
 	if got := h.fb.Config(); got.RecallTopK != 8 {
 		t.Fatalf("saved top-k %d", got.RecallTopK)
-	}
-}
-
-// TestPumpMergesDeltasAndKeepsOrder streams two bursts of deltas that no
-// other event follows, so that only the pump's frame timer can apply them,
-// and then a last delta right before TurnDone. The deltas of a burst are
-// merged; every piece of text is applied once, in order, and all of a
-// chat's text before its TurnDone.
-func TestPumpMergesDeltasAndKeepsOrder(t *testing.T) {
-	// apply and the functions the pump hands over run on this goroutine,
-	// as they would on the UI goroutine.
-	text := map[string]*strings.Builder{"c": {}, "d": {}}
-	var applied []string // "chat" for each delta applied, "done chat: text" for TurnDone
-	apply := func(ev agent.Event) {
-		switch e := ev.(type) {
-		case agent.Delta:
-			text[e.ChatID].WriteString(e.Text)
-			applied = append(applied, e.ChatID)
-		case agent.TurnDone:
-			applied = append(applied, "done "+e.ChatID+": "+text[e.ChatID].String())
-		}
-	}
-	events := make(chan agent.Event, 1000)
-	onUI := make(chan func())
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		pump(context.Background(), events, func(f func()) { onUI <- f }, apply)
-	}()
-	handOvers := 0
-	runUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for !cond() {
-			select {
-			case f := <-onUI:
-				handOvers++
-				f()
-			case <-deadline:
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
-	}
-	burst := func(chat string, n int) string {
-		var b strings.Builder
-		for k := range n {
-			s := chat + strconv.Itoa(k) + " "
-			b.WriteString(s)
-			events <- agent.Delta{ChatID: chat, Text: s}
-		}
-		return b.String()
-	}
-
-	want := burst("c", 300)
-	runUntil("the first burst", func() bool { return text["c"].String() == want })
-	if n := len(applied); n > 30 {
-		t.Errorf("the first burst of 300 deltas was applied as %d: not merged", n)
-	}
-
-	before, handOversBefore := len(applied), handOvers
-	wantD := burst("d", 100)
-	want += burst("c", 100)
-	runUntil("the second burst", func() bool { return text["c"].String() == want && text["d"].String() == wantD })
-	second := applied[before:]
-	if k := slices.Index(second, "c"); k < 0 || slices.Contains(second[k:], "d") {
-		t.Errorf("the second burst was applied as %q: chat d's deltas came first", second)
-	}
-	if n := handOvers - handOversBefore; n > 20 {
-		t.Errorf("the second burst was handed to the UI in %d calls: not merged", n)
-	}
-
-	events <- agent.Delta{ChatID: "c", Text: "the end"}
-	events <- agent.TurnDone{ChatID: "c"}
-	close(events)
-	for running := true; running; {
-		select {
-		case f := <-onUI:
-			f()
-		case <-stopped:
-			running = false
-		case <-time.After(10 * time.Second):
-			t.Fatal("the pump did not stop when its events closed")
-		}
-	}
-	if last := applied[len(applied)-1]; last != "done c: "+want+"the end" {
-		t.Fatalf("the last event applied is %.60q…, want TurnDone after all of chat c's text", last)
 	}
 }
 
@@ -763,11 +676,11 @@ func BenchmarkStreamDelta(b *testing.B) {
 		pos = end
 	}
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "Write a long answer.", UserID: "u"})
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "Write a long answer.", UserID: "u"})
 	m := h.u.currentSession().answer()
 	restart := func() {
 		m.Text = ""
-		h.u.apply(agent.Delta{ChatID: id, Text: text[:start]})
+		h.u.applyEvent(agent.Delta{ChatID: id, Text: text[:start]})
 	}
 	restart()
 	next := 0
@@ -778,7 +691,7 @@ func BenchmarkStreamDelta(b *testing.B) {
 			next = 0
 			b.StartTimer()
 		}
-		h.u.apply(agent.Delta{ChatID: id, Text: deltas[next]})
+		h.u.applyEvent(agent.Delta{ChatID: id, Text: deltas[next]})
 		next++
 	}
 	if !strings.HasPrefix(text, m.Text) || len(m.Text) <= start {
@@ -792,11 +705,11 @@ func BenchmarkStreamDelta(b *testing.B) {
 func TestStreamingRedrawLaysOutNewBlocks(t *testing.T) {
 	h := newHarness(t, nil)
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
-	h.u.apply(agent.Delta{ChatID: id, Text: "First paragraph."})
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
+	h.u.applyEvent(agent.Delta{ChatID: id, Text: "First paragraph."})
 	view := h.u.pane.views[len(h.u.pane.views)-1]
 	before := view.root.Size().Height
-	h.u.apply(agent.Delta{ChatID: id, Text: "\n\nSecond paragraph.\n\n```sh\nmake deploy\n```\n\nThird"})
+	h.u.applyEvent(agent.Delta{ChatID: id, Text: "\n\nSecond paragraph.\n\n```sh\nmake deploy\n```\n\nThird"})
 	if got := len(view.body.Objects); got != 3 {
 		t.Fatalf("%d blocks, want 3 (two paragraphs, the code block, the open tail)", got)
 	}
@@ -817,16 +730,16 @@ func TestChatFollowsTheEnd(t *testing.T) {
 	h := newHarness(t, nil)
 	id := h.u.current
 	for n := 0; n < 6; n++ {
-		h.u.apply(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n), UserID: "u"})
-		h.u.apply(agent.Delta{ChatID: id, Text: strings.Repeat("A long line of the answer.\n\n", 8)})
-		h.u.apply(agent.TurnDone{ChatID: id})
+		h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "question " + strconv.Itoa(n), UserID: "u"})
+		h.u.applyEvent(agent.Delta{ChatID: id, Text: strings.Repeat("A long line of the answer.\n\n", 8)})
+		h.u.applyEvent(agent.TurnDone{ChatID: id})
 	}
 	sc := h.u.pane.scroll
 	if sc.Offset.Y == 0 || !h.u.pane.atBottom() {
 		t.Fatalf("offset %v of content %v in view %v: not at the end", sc.Offset.Y, sc.Content.Size().Height, sc.Size().Height)
 	}
 	sc.ScrollToTop()
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "one more", UserID: "u"})
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "one more", UserID: "u"})
 	if sc.Offset.Y != 0 {
 		t.Fatal("a new message moved the view although it was scrolled up to read")
 	}
@@ -927,7 +840,7 @@ func TestEventsBeforeLoadShowOnce(t *testing.T) {
 	})
 	for _, ev := range []agent.Event{agent.TurnStarted{ChatID: "chat1", Text: "q"},
 		agent.Delta{ChatID: "chat1", Text: "a"}, agent.TurnDone{ChatID: "chat1"}} {
-		h.u.apply(ev)
+		h.u.applyEvent(ev)
 	}
 	h.u.selectChat("chat1")
 	h.settle()
@@ -1020,16 +933,16 @@ func TestHighlightInBothTabs(t *testing.T) {
 	dir := t.TempDir()
 	h.u.pinProject(dir)
 	h.settle()
-	gs, _ := h.fb.Memory(agent.ScopeGlobal, "")
-	ps, _ := h.fb.Memory(agent.ScopeProject, dir)
+	gs, _ := h.fb.store(agent.ScopeGlobal, "")
+	ps, _ := h.fb.store(agent.ScopeProject, dir)
 	g, _, _ := gs.Add(memory.Entry{Kind: memory.KindFact, Text: "a global fact", Source: memory.SourceUser})
 	p, _, _ := ps.Add(memory.Entry{Kind: memory.KindFact, Text: "a project fact", Source: memory.SourceUser})
 	id := h.u.current
-	h.u.apply(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
-	h.u.apply(agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
+	h.u.applyEvent(agent.TurnStarted{ChatID: id, Text: "q", UserID: "u"})
+	h.u.applyEvent(agent.RecallDone{ChatID: id, Hits: []agent.RecalledHit{
 		{Hit: memory.Hit{Entry: g, Score: 1}, Scope: agent.ScopeGlobal},
 		{Hit: memory.Hit{Entry: p, Score: 2}, Scope: agent.ScopeProject}}})
-	h.u.apply(agent.TurnDone{ChatID: id})
+	h.u.applyEvent(agent.TurnDone{ChatID: id})
 	for _, tab := range []agent.Scope{agent.ScopeProject, agent.ScopeGlobal} {
 		h.u.insp.setScope(tab)
 		h.settle()
@@ -1040,6 +953,7 @@ func TestHighlightInBothTabs(t *testing.T) {
 }
 
 func TestShortPath(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	for _, c := range []struct{ dir, home, want string }{
 		{"/home/ann/code/bluebird", "/home/ann", "~/code/bluebird"},
 		{"/home/ann", "/home/ann", "~"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"fyne.io/fyne/v2/test"
@@ -44,38 +45,42 @@ func slowFirstWrite(fail bool) func(apply func() error) error {
 // TestQuickTogglesLandInOrder switches auto-recall off and on again while
 // the first write is slow: the last change is the one saved.
 func TestQuickTogglesLandInOrder(t *testing.T) {
-	h := newHarness(t, nil)
-	h.fb.writeHook = slowFirstWrite(false)
-	rec := h.u.bar.recall
-	test.Tap(rec)
-	test.Tap(rec)
-	h.settle()
-	c, _ := h.fb.Chat(h.u.current)
-	if !c.AutoRecall || !rec.Checked {
-		t.Fatalf("after off and on: saved %v, shown %v, want both on", c.AutoRecall, rec.Checked)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		h.fb.writeHook = slowFirstWrite(false)
+		rec := h.u.bar.recall
+		test.Tap(rec)
+		test.Tap(rec)
+		h.settle()
+		c, _ := h.fb.Chat(h.u.current)
+		if !c.AutoRecall || !rec.Checked {
+			t.Fatalf("after off and on: saved %v, shown %v, want both on", c.AutoRecall, rec.Checked)
+		}
+	})
 }
 
 // TestFailedSaveKeepsLaterSettings saves the settings twice; the first save
 // fails after the second was asked for: undoing it must not undo the second.
 func TestFailedSaveKeepsLaterSettings(t *testing.T) {
-	h := newHarness(t, nil)
-	h.fb.writeHook = slowFirstWrite(true)
-	c := h.u.cfg
-	c.RecallTopK = 8
-	h.u.saveConfig(c)
-	c.RecallTopK = 9
-	h.u.saveConfig(c)
-	h.settle()
-	if got := h.fb.Config().RecallTopK; got != 9 {
-		t.Fatalf("saved top-k %d, want 9", got)
-	}
-	if h.u.cfg.RecallTopK != 9 {
-		t.Fatalf("the window uses top-k %d, want the saved 9", h.u.cfg.RecallTopK)
-	}
-	if h.w.Canvas().Overlays().Top() == nil {
-		t.Error("the failed save was not reported")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		h.fb.writeHook = slowFirstWrite(true)
+		c := h.u.cfg
+		c.RecallTopK = 8
+		h.u.saveConfig(c)
+		c.RecallTopK = 9
+		h.u.saveConfig(c)
+		h.settle()
+		if got := h.fb.Config().RecallTopK; got != 9 {
+			t.Fatalf("saved top-k %d, want 9", got)
+		}
+		if h.u.cfg.RecallTopK != 9 {
+			t.Fatalf("the window uses top-k %d, want the saved 9", h.u.cfg.RecallTopK)
+		}
+		if h.w.Canvas().Overlays().Top() == nil {
+			t.Error("the failed save was not reported")
+		}
+	})
 }
 
 // TestFailedTogglesRollBackToSaved fails two quick auto-recall switches:
@@ -98,27 +103,30 @@ func TestFailedTogglesRollBackToSaved(t *testing.T) {
 // TestRollbackKeepsRename fails a slow auto-recall switch while the chat is
 // renamed: neither the undo nor the rename puts back the other's old value.
 func TestRollbackKeepsRename(t *testing.T) {
-	h := newHarness(t, nil)
-	h.fb.writeHook = slowFirstWrite(true)
-	test.Tap(h.u.bar.recall)
-	h.u.list.rename(h.u.chats[0])
-	objects[*widget.Entry](h.w.Canvas().Overlays().Top())[0].SetText("Deploy fix")
-	overlayButton(t, h, "Rename")
-	h.settle()
-	c, _ := h.fb.Chat(h.u.current)
-	info := h.u.currentSession().info
-	if c.Title != "Deploy fix" || info.Title != "Deploy fix" || chatTitle(h.u.chats[0]) != "Deploy fix" {
-		t.Errorf("title saved %q, known %q, listed %q: want Deploy fix", c.Title, info.Title, chatTitle(h.u.chats[0]))
-	}
-	if !c.AutoRecall || !info.AutoRecall || !h.u.bar.recall.Checked {
-		t.Errorf("auto-recall saved %v, known %v, shown %v: want the failed switch undone",
-			c.AutoRecall, info.AutoRecall, h.u.bar.recall.Checked)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		h.fb.writeHook = slowFirstWrite(true)
+		test.Tap(h.u.bar.recall)
+		h.u.list.rename(h.u.chats[0])
+		objects[*widget.Entry](h.w.Canvas().Overlays().Top())[0].SetText("Deploy fix")
+		overlayButton(t, h, "Rename")
+		h.settle()
+		c, _ := h.fb.Chat(h.u.current)
+		info := h.u.currentSession().info
+		if c.Title != "Deploy fix" || info.Title != "Deploy fix" || chatTitle(h.u.chats[0]) != "Deploy fix" {
+			t.Errorf("title saved %q, known %q, listed %q: want Deploy fix", c.Title, info.Title, chatTitle(h.u.chats[0]))
+		}
+		if !c.AutoRecall || !info.AutoRecall || !h.u.bar.recall.Checked {
+			t.Errorf("auto-recall saved %v, known %v, shown %v: want the failed switch undone",
+				c.AutoRecall, info.AutoRecall, h.u.bar.recall.Checked)
+		}
+	})
 }
 
 // TestWorkerRunsInOrder queues jobs from two goroutines in turn: each runs
 // after the one queued before it, and close runs those still queued.
 func TestWorkerRunsInOrder(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	w := newWorker()
 	gate := make(chan struct{})
 	var ran []int // only the worker's goroutine appends, and close waits for it

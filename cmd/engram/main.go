@@ -32,8 +32,6 @@ import (
 // appID is the app's ID, the same as in FyneApp.toml.
 const appID = "dev.engram.app"
 
-var _ ui.Backend = (*agent.Agent)(nil)
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -131,7 +129,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 				return
 			}
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("Engram could not start: %w", err), w)
+				dialog.ShowError(fmt.Errorf("engram could not start: %w", err), w) // shown capitalised
 				return
 			}
 			b.Agent = ag
@@ -163,7 +161,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 // (ui.UI.Start): the window makes no backend call before it starts but
 // Config, for its language, which the early config answers.
 type lateBackend struct {
-	*agent.Agent
+	ui.AgentBackend
 	early agent.Config
 }
 

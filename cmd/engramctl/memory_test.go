@@ -500,3 +500,16 @@ func TestMemoryCLITwoDevicesConflictCopyAndImport(t *testing.T) {
 		t.Errorf("after the import: %q", got)
 	}
 }
+
+// TestMemorySearchCompletesTheLastWord: memory search ranks as the
+// inspector does (memory.Store.Search): the last word may be the start of
+// one.
+func TestMemorySearchCompletesTheLastWord(t *testing.T) {
+	c := newCLI(t)
+	id := strings.TrimSpace(c.ok("memory", "add", "Backups of the laptop run with rsync every night"))
+	c.ok("memory", "add", "Prefers tabs over spaces in Go code")
+	out := c.ok("memory", "search", "rsyn")
+	if f := strings.Split(strings.SplitN(out, "\n", 2)[0], "\t"); f[0] != id {
+		t.Errorf("search rsyn: %q, want %s first", out, id)
+	}
+}

@@ -1,9 +1,10 @@
-// Package durable keeps files safe on disk: an atomic replace that a crash
-// cannot tear (WriteFileAtomic), an exclusive lock between processes
-// (Lock, Locker for a lock file that may be deleted underneath it, and
-// OpenDirLock for a directory that cannot be), and
-// a cheap stamp that tells whether a file changed since it was last seen
-// (Stamp).
+// Package durable keeps files safe on disk, for every package that writes
+// one: atomic replace, locks between processes, and change stamps.
+//
+// WriteFileAtomic replaces a file so that a crash cannot tear it; Lock,
+// Locker (a lock file that may be deleted underneath it) and OpenDirLock
+// (a directory, which cannot be) keep processes in turn; a Stamp tells
+// cheaply whether a file changed since it was last seen.
 //
 // Per OS: flock on Linux, macOS and the BSDs, LockFileEx on Windows (no
 // lock elsewhere); directory fsync where the system supports it; on

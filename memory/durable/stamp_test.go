@@ -11,6 +11,7 @@ import (
 )
 
 func TestStampSeesReplaceNotReread(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "memory.json")
 	if err := durable.WriteFileAtomic(path, []byte("one\n")); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// ErrReadOnly: the file to replace is read-only. WriteFileAtomic leaves it
-// alone rather than replacing it with a writable copy.
+// ErrReadOnly is the error of a write to a read-only file: WriteFileAtomic
+// leaves it alone rather than replacing it with a writable copy.
 var ErrReadOnly = errors.New("file is read-only")
 
 // staleTempAge is the age after which a temporary file is taken for stale

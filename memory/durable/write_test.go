@@ -9,6 +9,7 @@ import (
 )
 
 func TestWriteFileAtomic(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "not", "yet")
 	path := filepath.Join(dir, "chat.json")
 	for _, content := range []string{"first\n", "second, longer than the first\n"} {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -45,6 +46,7 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestTokenizeSpans(t *testing.T) {
+	t.Parallel()
 	text := "Set MAX_HISTORY_CHARS 在配置里"
 	var tk Tokenizer
 	var surfaces []string
@@ -58,6 +60,7 @@ func TestTokenizeSpans(t *testing.T) {
 }
 
 func TestStem(t *testing.T) {
+	t.Parallel()
 	// Examples from Porter's paper and the reference vocabulary.
 	tests := map[string]string{
 		"caresses": "caress", "ponies": "poni", "ties": "ti", "caress": "caress", "cats": "cat",

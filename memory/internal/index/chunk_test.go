@@ -7,6 +7,7 @@ import (
 )
 
 func TestChunkTextShort(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{"", "short", strings.Repeat("长", ChunkRunes)} {
 		got := chunkText(text)
 		if len(got) != 1 || got[0] != (chunkSpan{0, len(text), 0}) {
@@ -16,6 +17,7 @@ func TestChunkTextShort(t *testing.T) {
 }
 
 func TestChunkTextBoundaries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string

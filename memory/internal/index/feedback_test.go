@@ -10,6 +10,7 @@ import (
 // every chunk touched and selecting the best finds, on the benchmark
 // corpus's queries.
 func TestFirstTopEqualsAggregate(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	ix.PutAll(benchEntries(3000))
 	g := newBenchGen(9)

@@ -128,6 +128,7 @@ func TestIncrementalEqualsRebuilt(t *testing.T) {
 // A new version with the same text, label and boost (a use recorded) is
 // not indexed again, but its boost counts.
 func TestPutSameTextKeepsChunks(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	e := Doc{ID: "a", Label: "fact 事实", Text: "The deploy runs from the blue pipeline.", Created: randtext.Base, Updated: randtext.Base}
 	ix.Put(e)
@@ -161,6 +162,7 @@ func briefHits(hits []Hit) []string {
 }
 
 func TestIndexCompactFreesTerms(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	for i := range 600 {
 		ix.Put(Doc{ID: fmt.Sprint(i), Label: "fact 事实", Text: fmt.Sprintf("unique%d shared 独特%d", i, i)})

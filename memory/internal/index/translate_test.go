@@ -30,6 +30,7 @@ func xlSearch(t *testing.T, ix *Index, query string, history ...string) []Hit {
 }
 
 func TestCrossLingual(t *testing.T) {
+	t.Parallel()
 	english := xlIndex(
 		"The user is allergic to peanuts.",
 		"The user likes hiking in the mountains on weekends.",
@@ -72,6 +73,7 @@ func TestCrossLingual(t *testing.T) {
 // A question matched well in its own language keeps its best match first
 // in a store of both languages, and the other language's version follows.
 func TestCrossLingualKeepsSameLanguageFirst(t *testing.T) {
+	t.Parallel()
 	ix := xlIndex(
 		"用户对花生过敏。",
 		"The user is allergic to peanuts.",
@@ -91,6 +93,7 @@ func TestCrossLingualKeepsSameLanguageFirst(t *testing.T) {
 
 // Translation comes from the history too, as the query's own words do.
 func TestCrossLingualHistory(t *testing.T) {
+	t.Parallel()
 	ix := xlIndex("The user is allergic to peanuts.", "The user likes hiking in the mountains.")
 	hits := xlSearch(t, ix, "那我该注意什么？", "我对花生过敏")
 	if hits[0].ID != "d0" || !slices.Contains(hits[0].Terms, "花生 → peanuts") {
@@ -99,6 +102,7 @@ func TestCrossLingualHistory(t *testing.T) {
 }
 
 func TestTraditionalAndSimplified(t *testing.T) {
+	t.Parallel()
 	ix := xlIndex("记忆的数据存在本地。", "我喜歡喝咖啡。", "今天天气很好。")
 	for _, tc := range []struct{ query, want, term string }{
 		{"記憶在哪裡", "d0", "記憶"}, // traditional finds simplified, shown as typed
@@ -114,6 +118,7 @@ func TestTraditionalAndSimplified(t *testing.T) {
 // A fold that changes a rune's UTF-8 length (鵟 → 𫛭) still shows the
 // words as typed.
 func TestFoldedTextSpan(t *testing.T) {
+	t.Parallel()
 	f := foldText("看鵟飛")
 	if f.text == f.orig {
 		t.Fatalf("foldText(%q) changed nothing", f.orig)

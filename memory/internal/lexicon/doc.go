@@ -1,6 +1,5 @@
-// Package lexicon is Engram's bilingual Chinese–English dictionary, built from
-// CC-CEDICT and embedded in the binary, for cross-lingual recall without a
-// model.
+// Package lexicon is the bilingual Chinese–English dictionary (CC-CEDICT,
+// embedded) that lets recall cross languages without a model.
 //
 // It answers four questions, all in the terms the memory index uses (English
 // lowercased, stopwords dropped, stemmed; Chinese in simplified script):

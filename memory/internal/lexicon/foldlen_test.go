@@ -9,6 +9,7 @@ import (
 // offsets back to the original: every fold, of a rune or of a word, keeps
 // the number of runes (not always the number of bytes: 鵟 → 𫛭).
 func TestFoldKeepsRunes(t *testing.T) {
+	t.Parallel()
 	tb := get()
 	for i := 0; i < len(tb.foldw)/recordSize; i++ {
 		trad, _ := tb.text(tb.foldw, i*recordSize)
@@ -24,6 +25,7 @@ func TestFoldKeepsRunes(t *testing.T) {
 // every Han rune, each alone and within a sentence; and common simplified
 // text takes the shortcut.
 func TestUnchanged(t *testing.T) {
+	t.Parallel()
 	tb := get()
 	if tb.foldsOut {
 		t.Fatal("the embedded table changes runes outside the bitmap: fold never takes its shortcut")

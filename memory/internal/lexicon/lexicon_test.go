@@ -16,6 +16,7 @@ func texts(ts lexicon.Terms) []string {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	if err := lexicon.Load(); err != nil {
 		t.Fatal(err)
 	}
@@ -25,6 +26,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestGlosses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		zh    string
 		first string   // best translation
@@ -59,6 +61,7 @@ func TestGlosses(t *testing.T) {
 // TestGlossesWeight: weights say how well a word is translated, not only
 // the order of its translations.
 func TestGlossesWeight(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		zh       string
 		min, max float32 // bounds of the best weight
@@ -80,6 +83,7 @@ func TestGlossesWeight(t *testing.T) {
 }
 
 func TestGlossesNoise(t *testing.T) {
+	t.Parallel()
 	// 张 is also "surname Zhang", 伊藤 "Itō or Itoh, Japanese surname"; 了's
 	// first reading is a grammatical note in brackets.
 	for _, zh := range []string{"张", "伊藤", "了", "行", "干", "一下儿"} {
@@ -100,6 +104,7 @@ func TestGlossesNoise(t *testing.T) {
 }
 
 func TestGlossesMissing(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "coffee", "咖啡咖啡咖啡", "\xff", "記憶"} {
 		if n := lexicon.Glosses(s).Len(); n != 0 {
 			t.Errorf("Glosses(%q) has %d terms, want none", s, n)
@@ -108,6 +113,7 @@ func TestGlossesMissing(t *testing.T) {
 }
 
 func TestChinese(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ en, first string }{
 		{"coffe", "咖啡"},
 		{"peanut", "花生"},
@@ -130,6 +136,7 @@ func TestChinese(t *testing.T) {
 }
 
 func TestFold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"記憶", "记忆"},
 		{"咖啡", "咖啡"},
@@ -155,6 +162,7 @@ func TestFold(t *testing.T) {
 }
 
 func TestSegment(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -228,6 +236,7 @@ func FuzzSegment(f *testing.F) {
 }
 
 func TestConcurrentLookups(t *testing.T) {
+	t.Parallel()
 	done := make(chan []string)
 	for range 4 {
 		go func() {

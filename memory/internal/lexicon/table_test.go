@@ -17,6 +17,7 @@ func sample(t testing.TB) string {
 
 // TestSampleTable reads the generator's golden output on the sample source.
 func TestSampleTable(t *testing.T) {
+	t.Parallel()
 	tb, err := parse(sample(t))
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestSampleTable(t *testing.T) {
 // TestNoNoiseTerms scans the whole embedded table for the dictionary's
 // shorthand and bookkeeping words.
 func TestNoNoiseTerms(t *testing.T) {
+	t.Parallel()
 	tb, err := parse(embedded)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +53,7 @@ func TestNoNoiseTerms(t *testing.T) {
 }
 
 func TestEmptyTable(t *testing.T) {
+	t.Parallel()
 	tb := emptyTable()
 	if n := tb.list(tb.words, tb.gloss, tb.terms, tb.find(tb.words, &tb.wordIdx, "花生")).Len(); n != 0 {
 		t.Fatalf("花生 in the empty table: %d terms", n)
@@ -61,6 +64,7 @@ func TestEmptyTable(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	good := sample(t)
 	corrupt := func(at int, b byte) string { return good[:at] + string([]byte{b}) + good[at+1:] }
 	for _, tc := range []struct{ name, data, want string }{

@@ -1,7 +1,9 @@
-// Package randtext draws random memory texts for the engine's tests: words
-// (English, Chinese, identifiers) from a small vocabulary, so that queries
-// and entries overlap, and now and then a text long enough to be chunked.
-// It is imported only by tests and imports nothing of Engram.
+// Package randtext draws random memory texts for the engine's tests.
+//
+// Words (English, Chinese, identifiers) come from a small vocabulary, so
+// that queries and entries overlap, and now and then a text is long enough
+// to be chunked. It is imported only by tests and imports nothing of
+// Engram.
 package randtext
 
 import (

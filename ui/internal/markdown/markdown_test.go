@@ -86,10 +86,7 @@ func TestMarkdownTableIsAGrid(t *testing.T) {
 	test.NewTempApp(t)
 	objs := Render(mdTable, noClip())
 	renderWindow(t, objs...)
-	var cells []*widget.RichText
-	for _, rt := range richTexts(objs) {
-		cells = append(cells, rt)
-	}
+	cells := richTexts(objs)
 	if len(cells) != 9 {
 		t.Fatalf("%d cells, want 3 rows of 3", len(cells))
 	}
@@ -171,6 +168,7 @@ func TestMarkdownInlineExtensions(t *testing.T) {
 }
 
 func TestHighlightColoursGo(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	colour := map[string]fyne.ThemeColorName{}
 	var all strings.Builder
 	for _, s := range highlight("// main greets.\nfunc main() {\n\tfmt.Println(\"hi\", 42)\n}", "go") {
@@ -231,6 +229,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 }
 
 func TestStableCut(t *testing.T) {
+	t.Parallel() // shares nothing: no app, no globals
 	for _, c := range []struct {
 		text string
 		want int

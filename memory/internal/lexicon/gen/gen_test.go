@@ -27,6 +27,7 @@ func generate(t *testing.T, path string) []byte {
 
 // TestSampleGolden pins the generator's output on a sample of the source.
 func TestSampleGolden(t *testing.T) {
+	t.Parallel()
 	got := generate(t, filepath.Join("testdata", "sample.js"))
 	golden := filepath.Join("testdata", "sample.bin")
 	if *update {
@@ -44,6 +45,7 @@ func TestSampleGolden(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a := generate(t, filepath.Join("testdata", "sample.js"))
 	for range 3 {
 		if b := generate(t, filepath.Join("testdata", "sample.js")); !bytes.Equal(a, b) {
@@ -71,6 +73,7 @@ func TestEmbeddedTable(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, src, want string
 	}{
@@ -93,6 +96,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseTrailingSemicolon(t *testing.T) {
+	t.Parallel()
 	es, err := parse([]byte("export default {\"all\":[[\"咖啡\",\"咖啡\",\"ka1 fei1\",\"(loanword) coffee\",[],[58]]]};\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +107,7 @@ func TestParseTrailingSemicolon(t *testing.T) {
 }
 
 func TestGlossWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		gloss      string
 		head, tail []string
@@ -142,6 +147,7 @@ func TestGlossWords(t *testing.T) {
 // TestGlossOrder: the first sense weighs most, a short gloss more than a
 // long one, and proper-noun entries come after the common word.
 func TestGlossOrder(t *testing.T) {
+	t.Parallel()
 	ts := glossTerms([]entry{
 		{trad: "張", simp: "张", pinyin: "Zhang1", senses: []string{"Zhang county"}},
 		{trad: "張", simp: "张", pinyin: "zhang1", senses: []string{"to open up", "sheet of paper"}},

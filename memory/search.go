@@ -1,0 +1,56 @@
+package memory
+
+import "strings"
+
+// searchCompletions is how many words the word being typed stands for at
+// most.
+const searchCompletions = 8
+
+// Search ranks the live entries for a query a person types into a search
+// box: the inspector's, and engramctl memory search. The query's last word,
+// unless a space follows it, is taken as still being typed and stands for
+// the words of the store that it starts (see Complete), so "rsyn" finds
+// rsync and rsyncd; the query is then recalled as usual (see Recall), with
+// no history, at most k hits (DefaultTopK when k ≤ 0). Leading spaces are
+// ignored; a query of spaces only finds nothing.
+func (s *Store) Search(query string, k int) []Hit {
+	q := strings.TrimLeft(query, " \t")
+	if strings.TrimSpace(q) == "" {
+		return nil
+	}
+	return s.Recall(s.expandQuery(q), nil, RecallOptions{K: k})
+}
+
+// expandQuery completes the word being typed, the query's last when it
+// does not end in a space, with the words of the store that it starts: so
+// "rsyn" searches for rsync (and rsyncd), ranked as usual. A query that
+// ends in a space, or whose last word starts none, is searched as typed.
+func (s *Store) expandQuery(q string) string {
+	if q == "" || strings.HasSuffix(q, " ") {
+		return q
+	}
+	cut := strings.LastIndexAny(q, " \t") + 1
+	last := q[cut:]
+	if !latinWord(last) {
+		return q
+	}
+	words := s.Complete(last, searchCompletions)
+	if len(words) == 0 {
+		return q
+	}
+	return q[:cut] + strings.Join(words, " ")
+}
+
+// latinWord reports whether s is a word the store's dictionary completes:
+// letters, digits and joiners, with no Chinese.
+func latinWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x2e80 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,315 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"maps"
+	"path/filepath"
+	"time"
+
+	"engram/memory/durable"
+)
+
+// beginWrite takes the write turn. If a read sorted the published records
+// since the last write, their order is the one remembered (as if the
+// read had stored it), so the next write keeps it.
+func (s *Store) beginWrite() {
+	s.writeTurn.Lock()
+	if sn := s.snap.Load(); sn.sorted.Load() {
+		s.order = sn.ids
+	}
+}
+
+// endWrite publishes what the write left and gives up the write turn.
+func (s *Store) endWrite() {
+	s.publish()
+	s.writeTurn.Unlock()
+}
+
+// publish swaps in a snapshot of the records and the error state, unless
+// the published one already shows them, and brings the search index up
+// to date with it; it needs the write turn.
+func (s *Store) publish() {
+	old := s.snap.Load()
+	err := s.errLocked()
+	if old.gen == s.gen && old.err == err && sameOrder(old.hint, s.order) && maps.Equal(old.seen, s.seen) {
+		return
+	}
+	sn := &snapshot{gen: s.gen, recs: s.recs, hint: s.order, err: err, seen: cloneVector(s.seen)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.index != nil && old.gen != sn.gen {
+		s.index.update(old.recs, sn.recs)
+	}
+	s.snap.Store(sn)
+}
+
+// sameOrder reports whether a and b are the same slice.
+func sameOrder(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func (s *Store) errLocked() error {
+	if s.unparsable != nil {
+		return s.unparsable
+	}
+	return s.ioErr
+}
+
+// lockFiles takes the journal's lock (or, without a journal, the lock of
+// the file's directory, where the system has one), then the file's, and
+// returns the function that releases them. Neither of the first two can be
+// deleted underneath the writers, so the processes of this device stay in
+// turn even if memory.json.lock is.
+func (s *Store) lockFiles() (func(), error) {
+	var outer func() error // the journal's lock, or else the directory's
+	switch {
+	case s.jr != nil:
+		if err := s.jr.lock.Lock(); err != nil {
+			return nil, err
+		}
+		outer = s.jr.lock.Unlock
+	case s.dirLock != nil:
+		if err := durable.Lock(s.dirLock); err != nil {
+			return nil, fmt.Errorf("lock %s: %w", filepath.Dir(s.path), err)
+		}
+		outer = func() error { return durable.Unlock(s.dirLock) }
+	}
+	if err := s.lock.Lock(); err != nil {
+		if outer != nil {
+			outer()
+		}
+		return nil, err
+	}
+	return func() {
+		s.lock.Unlock()
+		if outer != nil {
+			outer()
+		}
+	}, nil
+}
+
+// change runs one read-modify-write. fn changes recs (a copy of the
+// entries, already merged with the file) and returns the IDs to protect
+// from eviction and whether it changed anything; an error from fn changes
+// nothing. Listeners are notified after the write turn is given up.
+//
+// In the write turn, under the journal's lock and an exclusive lock on
+// <file>.lock (see lockFiles), the store re-reads the file if it changed
+// since its last read or write (a stat decides, so this is cheap), merges
+// it, applies the change, journals it and replaces the file atomically
+// (package durable: temporary file in the same directory, fsync, rename,
+// fsync of the directory where supported; mode 0600, directory 0700). So
+// goroutines, Stores and processes writing one file never lose each
+// other's entries, and a writer killed at any point leaves either the old
+// or the new file. A change that fails (bad input, full disk, a read-only
+// file) changes nothing, in memory or on disk, unless the journal holds
+// it. Readers see the result when endWrite publishes it.
+func (s *Store) change(fn func(recs map[string]Entry, now time.Time) (protect []string, changed bool, err error)) error {
+	changed, err := func() (bool, error) {
+		s.beginWrite()
+		defer s.endWrite()
+		if s.closed {
+			return false, ErrClosed
+		}
+		errBefore := s.errLocked()
+		changed, err := s.changeLocked(fn)
+		return changed || s.errLocked() != errBefore, err
+	}()
+	if changed {
+		s.notify()
+	}
+	return err
+}
+
+func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, bool, error)) (notify bool, err error) {
+	rewrite, toFile := false, true
+	if s.path != "" {
+		unlock, err := s.lockFiles()
+		if err != nil {
+			return false, err
+		}
+		defer unlock()
+		notify, rewrite, err = s.syncLocked()
+		if err == nil {
+			var merged bool
+			merged, err = s.mergeConflictCopiesLocked()
+			notify, rewrite = notify || merged, rewrite || merged
+		}
+		switch {
+		case errors.Is(err, ErrUnparsable) && s.jr != nil:
+			toFile = false // the change goes to the journal only
+		case err != nil:
+			s.ioErr = err
+			return notify, fmt.Errorf("read %s: %w", s.path, err)
+		}
+	}
+	now := s.clock()
+	work := maps.Clone(s.recs)
+	defer func() {
+		if err != nil {
+			// fn may have cached dedupe forms of texts that were not stored:
+			// check the cache against the entries before it is used again.
+			s.formsReady = false
+		}
+	}()
+	protect, changed, err := fn(work, now)
+	if err != nil || !changed && !rewrite {
+		return notify, err
+	}
+	for id, e := range work {
+		if !e.Deleted.IsZero() && now.Sub(e.Deleted) > s.ttl {
+			delete(work, id)
+		}
+	}
+	if err := s.evictLocked(work, protect, now); err != nil {
+		return notify, err
+	}
+	seen, counter := cloneVector(s.seen), s.counter
+	stamped := s.stampChanges(work, now)
+	if s.jr != nil {
+		if err := s.jr.append(stamped, now); err != nil {
+			s.seen, s.counter = seen, counter
+			return notify, err
+		}
+	}
+	if s.path != "" && toFile {
+		if err := s.writeLocked(work); err != nil {
+			if s.jr == nil {
+				s.seen, s.counter = seen, counter
+				return notify, err
+			}
+			// The journal holds the change: it is not lost, and the next
+			// write puts it in the file. Err says why the file was not.
+		}
+		s.compactJournalLocked(work, now)
+	}
+	s.replace(work)
+	return true, nil
+}
+
+// stampChanges gives every entry of work that differs from the store's
+// records in what is versioned a new Rev of this device (unless it comes
+// with a Rev of its own from a merge), and returns the changed entries for
+// the journal.
+func (s *Store) stampChanges(work map[string]Entry, now time.Time) []Entry {
+	var out []Entry
+	for id, e := range work {
+		o, ok := s.recs[id]
+		if ok && sameVersion(o, e) && !o.Rev.IsZero() && o.Rev == e.Rev {
+			continue
+		}
+		if !e.Rev.IsZero() && (!ok || e.Rev != o.Rev) && !handEdited(e) {
+			continue // a version merged from a copy keeps its Rev
+		}
+		e.Rev = s.nextRev(now, e)
+		work[id] = e
+		out = append(out, e)
+	}
+	return out
+}
+
+// nextRev returns a new Rev of this device for e: its counter, raised past the
+// last one it used or saw and, where that is ahead, to the clock in
+// milliseconds.
+func (s *Store) nextRev(now time.Time, e Entry) Rev {
+	n := max(s.counter, s.seen[s.device]) + 1
+	if ms := uint64(max(now.UnixMilli(), 0)); ms > n {
+		n = ms
+	}
+	s.counter = n
+	s.seen[s.device] = n
+	return Rev{Device: s.device, N: n, Sum: versionSum(e)}
+}
+
+// writeLocked writes recs to the file; it needs the write turn and the
+// file lock.
+func (s *Store) writeLocked(recs map[string]Entry) error {
+	data := s.encode(recs)
+	if len(data) > MaxFileSize {
+		return fmt.Errorf("save %s: %w: %d bytes, at most %d", s.path, ErrTooLarge, len(data), MaxFileSize)
+	}
+	st, err := writeStoreFile(s.path, data)
+	if err != nil {
+		s.ioErr = fmt.Errorf("save memories: %w", err)
+		return s.ioErr
+	}
+	s.disk = diskState{exists: true, stamp: st, hash: maphash.Bytes(s.seed, data)}
+	s.fileSeen = cloneVector(s.seen)
+	s.ioErr = nil
+	return nil
+}
+
+// replace installs a new set of records, which nobody changes after
+// that, and keeps the dedupe cache in step; it needs the write turn. The
+// readers see them once the write publishes them.
+func (s *Store) replace(recs map[string]Entry) {
+	old := s.recs
+	s.recs = recs
+	s.gen++
+	for id := range old {
+		if _, ok := recs[id]; !ok {
+			s.forms.remove(id)
+		}
+	}
+	if !s.formsReady {
+		return
+	}
+	for id, e := range recs {
+		if o, ok := old[id]; ok && sameEntry(o, e) {
+			continue
+		}
+		if e.Live() {
+			s.formOf(id, e.Text)
+		} else {
+			s.forms.remove(id)
+		}
+	}
+}
+
+// encode renders recs as the file, reusing the text of unchanged entries
+// and the buffer of the last write.
+func (s *Store) encode(recs map[string]Entry) []byte {
+	ids := s.sortedIDs(recs)
+	parts := make([][]byte, len(ids))
+	size := 0
+	for i, id := range ids {
+		e := recs[id]
+		c, ok := s.enc[id]
+		if !ok || !sameEntry(c.entry, e) {
+			c = encodedEntry{entry: e, text: jsonEntry(nil, e)}
+			s.enc[id] = c
+		}
+		parts[i] = c.text
+		size += len(c.text) + 1
+	}
+	if len(s.enc) > len(recs) {
+		for id := range s.enc {
+			if _, ok := recs[id]; !ok {
+				delete(s.enc, id)
+			}
+		}
+	}
+	s.buf = joinFile(s.buf[:0], s.seen, parts, size)
+	return s.buf
+}
+
+// compactJournalLocked drops from the journal the changes the file holds
+// (or, having seen them, replaced or deleted for good) and has held for the
+// journal's keep. A failure is left for the next
+// time: the journal only grows.
+func (s *Store) compactJournalLocked(recs map[string]Entry, now time.Time) {
+	if s.jr == nil || s.jr.lines < s.jr.checkAt {
+		return
+	}
+	jrecs, err := s.jr.read()
+	if err != nil {
+		return
+	}
+	held := func(e Entry) bool {
+		r, ok := recs[e.ID]
+		return ok && r.Rev == e.Rev || s.fileSeen.Covers(e.Rev)
+	}
+	_ = s.jr.compact(jrecs, held, now)
+}
