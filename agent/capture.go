@@ -101,17 +101,17 @@ func (a *Agent) DiscardSuggestion(id string) error {
 func (a *Agent) Proposals() []Forgotten { return a.pipe.Proposals() }
 
 // AcceptForget carries out a forget proposal: the memory and its history
-// are forgotten, their text removed from the file at once (UndoForget with
-// f adds it again).
+// are forgotten, their text removed from the file and from the chats' tool
+// records at once (UndoForget with f adds the memory again).
 func (a *Agent) AcceptForget(f Forgotten) error {
 	if err := a.pipe.DropProposal(f); err != nil {
 		return fmt.Errorf("forget memory %s: %w", f.Entry.ID, err)
 	}
-	st, err := a.Memory(f.Scope, f.Dir)
+	ss, err := a.storeOf(f.Scope, f.Dir)
 	if err != nil {
 		return fmt.Errorf("forget memory %s: %w", f.Entry.ID, err)
 	}
-	_, err = st.Forget(f.Entry.ID)
+	_, err = distill.Forget(ss.target(), f.Entry.ID)
 	return err
 }
 

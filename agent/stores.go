@@ -11,9 +11,10 @@ import (
 
 // storeState is an open memory store with its pinned entries cached.
 type storeState struct {
-	st    *memory.Store
-	scope Scope
-	dir   string
+	st     *memory.Store
+	scope  Scope
+	dir    string
+	forgot func([]memory.Entry) // takes a forgotten memory's text out of the chats
 
 	mu        sync.Mutex
 	pinned    []memory.Entry
@@ -23,7 +24,7 @@ type storeState struct {
 
 // target is the store as the memory pipeline sees it.
 func (ss *storeState) target() distill.Target {
-	return distill.Target{Store: ss.st, Scope: ss.scope, Dir: ss.dir}
+	return distill.Target{Store: ss.st, Scope: ss.scope, Dir: ss.dir, Forgot: ss.forgot}
 }
 
 // projectState is a project folder pinned to a chat: its AGENTS.md, and
@@ -40,7 +41,7 @@ type projectState struct {
 // events. The change a reload of an outside edit makes is left to
 // memoryFileChanged, which reports it once, as External.
 func (a *Agent) watch(st *memory.Store, scope Scope, dir string) *storeState {
-	ss := &storeState{st: st, scope: scope, dir: dir}
+	ss := &storeState{st: st, scope: scope, dir: dir, forgot: a.scrubChats}
 	st.OnChange(func() {
 		ss.mu.Lock()
 		ss.pinnedOK = false
@@ -73,17 +74,34 @@ func (ss *storeState) pinnedEntries() []memory.Entry {
 // Memory returns the global store, or the store of a project folder
 // (opened on first use).
 func (a *Agent) Memory(scope Scope, projectDir string) (*memory.Store, error) {
+	ss, err := a.storeOf(scope, projectDir)
+	if err != nil {
+		return nil, err
+	}
+	return ss.st, nil
+}
+
+// storeOf is the state of the global store or of a project folder's.
+func (a *Agent) storeOf(scope Scope, projectDir string) (*storeState, error) {
 	switch scope {
 	case ScopeGlobal:
-		return a.global.st, nil
+		return a.global, nil
 	case ScopeProject:
 		p, err := a.project(projectDir)
 		if err != nil {
 			return nil, err
 		}
-		return p.store.st, nil
+		return p.store, nil
 	}
 	return nil, fmt.Errorf("memory: unknown scope %q", scope)
+}
+
+// scrubChats takes the text of every version of a forgotten memory out of
+// the chats (see chat.Store.Scrub); what fails is reported as a Notice.
+func (a *Agent) scrubChats(versions []memory.Entry) {
+	if err := a.chats.Scrub(versions...); err != nil {
+		a.emit(Notice{Text: fmt.Sprintf("A forgotten memory's text could not be removed from every chat: %v", err)})
+	}
 }
 
 // pinned returns the state of a project folder, without its store: the

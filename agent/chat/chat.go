@@ -48,6 +48,9 @@ type Chat struct {
 	// Deleted are the IDs of messages that the person deleted, so that
 	// merging with another writer's copy does not bring them back.
 	Deleted []string `json:"deleted,omitempty"`
+	// Scrubbed are the IDs of forgotten memories whose text was taken out
+	// of the chat's tool records (see Store.Scrub); never their text.
+	Scrubbed []string `json:"scrubbed,omitempty"`
 }
 
 // Message is one message of a chat.

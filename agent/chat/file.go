@@ -51,36 +51,55 @@ func ensureIDs(msgs []Message) {
 	}
 }
 
-// writeMerged writes c to its file merged with the file's content, under
-// the chat's lock, and returns what it wrote. A file there that does not
-// parse is moved aside first, never overwritten.
+// writeMerged writes c to its file merged with the file's content (and
+// scrubbed with what this store forgot), under the chat's lock, and returns
+// what it wrote.
 func (cs *Store) writeMerged(c Chat) (Chat, error) {
-	path := cs.path(c.ID)
+	return cs.rewrite(c.ID, func(disk *Chat) (Chat, bool) {
+		if disk != nil {
+			c = mergeChat(*disk, c)
+		}
+		cs.scrub(&c)
+		return c, true
+	})
+}
+
+// rewrite replaces the chat file of id, under the chat's lock, by what fn
+// makes of its content (nil: there is no file) and returns that; fn may
+// decline (false), and nothing is written. A file there that does not
+// parse is moved aside first, never overwritten.
+func (cs *Store) rewrite(id string, fn func(disk *Chat) (Chat, bool)) (Chat, error) {
+	path := cs.path(id)
 	if err := os.MkdirAll(cs.dir, 0o700); err != nil {
-		return c, err
+		return Chat{}, err
 	}
 	lf, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return c, err
+		return Chat{}, err
 	}
 	defer lf.Close()
 	if err := durable.Lock(lf); err != nil {
-		return c, fmt.Errorf("lock: %w", err)
+		return Chat{}, fmt.Errorf("lock: %w", err)
 	}
 	defer durable.Unlock(lf)
 	durable.RemoveStaleTemps(path)
 	disk, err := readChatFile(path)
+	var from *Chat
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case errors.Is(err, errBadChatFile):
 		aside := fmt.Sprintf("%s.unreadable-%s", path, cs.now().UTC().Format("20060102-150405.000000000"))
 		if rerr := os.Rename(path, aside); rerr != nil {
-			return c, fmt.Errorf("%w (and it could not be moved aside: %v)", err, rerr)
+			return Chat{}, fmt.Errorf("%w (and it could not be moved aside: %v)", err, rerr)
 		}
 	case err != nil:
-		return c, err
+		return Chat{}, err
 	default:
-		c = mergeChat(disk, c)
+		from = &disk
+	}
+	c, ok := fn(from)
+	if !ok {
+		return c, nil
 	}
 	b, err := json.MarshalIndent(c, "", " ")
 	if err != nil {
@@ -112,7 +131,8 @@ func readChatFile(path string) (Chat, error) {
 // mergeChat is mine, the chat as this process has it, with the messages of
 // disk that it lacks, less those that either side removed (deleted, or
 // kept in a branch by an edit or a regeneration); the branches and
-// deletions of both are kept. Of the chat's settings, mine win, but a
+// deletions of both are kept, and what either side scrubbed of forgotten
+// memories stays scrubbed (see scrub.go). Of the chat's settings, mine win, but a
 // title is not given up and the last update counts.
 func mergeChat(disk, mine Chat) Chat {
 	out := mine
@@ -124,7 +144,9 @@ func mergeChat(disk, mine Chat) Chat {
 	out.Messages = mergeMessages(filter(disk.Messages, keep), filter(mine.Messages, keep))
 	out.Branches = slices.Clone(mine.Branches)
 	for _, b := range disk.Branches {
-		if !slices.ContainsFunc(out.Branches, func(o Branch) bool { return sameBranch(o, b) }) {
+		if k := slices.IndexFunc(out.Branches, func(o Branch) bool { return sameBranch(o, b) }); k >= 0 {
+			out.Branches[k].Messages = pickScrubbedAll(b.Messages, out.Branches[k].Messages)
+		} else {
 			out.Branches = append(out.Branches, b)
 		}
 	}
@@ -135,6 +157,8 @@ func mergeChat(disk, mine Chat) Chat {
 			out.Deleted = append(out.Deleted, id)
 		}
 	}
+	out.Scrubbed = mergeScrubbed(disk.Scrubbed, mine.Scrubbed)
+	scrubChat(&out, nil)
 	if out.Title == "" {
 		out.Title = disk.Title
 	}
@@ -145,7 +169,8 @@ func mergeChat(disk, mine Chat) Chat {
 }
 
 // mergeMessages returns the messages of disk with those of mine added, by
-// ID: a message both have is mine; a new answer goes after the question it
+// ID: a message both have is mine (with the tool records disk scrubbed
+// further, see pickScrubbed); a new answer goes after the question it
 // replies to (and earlier answers to it), a new user message at the end,
 // and any other new message (a summary) after the message before it in
 // mine. So turns that writers made at once end up whole and in the order
@@ -162,7 +187,7 @@ func mergeMessages(disk, mine []Message) []Message {
 	index()
 	for i, m := range mine {
 		if j, ok := at[m.ID]; ok {
-			out[j] = m
+			out[j] = pickScrubbed(out[j], m)
 			continue
 		}
 		pos := len(out)

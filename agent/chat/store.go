@@ -26,6 +26,7 @@ type Store struct {
 	chats map[string]*Chat
 	ver   map[string]uint64 // in-memory version of each chat
 	errs  []error           // files that could not be read at load
+	forms []scrubForm       // the texts of forgotten memories (see Scrub), longest first
 
 	wmu     sync.Mutex        // serialises file writes and removals
 	written map[string]uint64 // version of each chat on disk
@@ -138,6 +139,7 @@ func (cs *Store) Get(id string) (Chat, error) {
 	out.Messages = append([]Message(nil), c.Messages...)
 	out.Branches = append([]Branch(nil), c.Branches...)
 	out.Deleted = append([]string(nil), c.Deleted...)
+	out.Scrubbed = append([]string(nil), c.Scrubbed...)
 	return out, nil
 }
 
@@ -163,7 +165,8 @@ func (cs *Store) Update(id string, fn func(c *Chat) bool) error {
 }
 
 // Change changes a chat in memory with fn and returns the new version to
-// persist (0 when fn changed nothing).
+// persist (0 when fn changed nothing). What fn adds is scrubbed of the
+// memories the store forgot (see Scrub).
 func (cs *Store) Change(id string, fn func(c *Chat) bool) (Chat, uint64, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -181,6 +184,7 @@ func (cs *Store) Change(id string, fn func(c *Chat) bool) (Chat, uint64, error) 
 			next.Messages[i].ID = NewMessageID()
 		}
 	}
+	scrubChat(&next, cs.forms)
 	next.Updated = cs.now()
 	*c = next
 	cs.ver[id]++
@@ -210,6 +214,7 @@ func (cs *Store) Persist(c Chat, ver uint64) error {
 	cs.mu.Lock()
 	if m := cs.chats[c.ID]; m != nil {
 		*m = mergeChat(merged, *m)
+		scrubChat(m, cs.forms)
 	}
 	cs.mu.Unlock()
 	return nil

@@ -271,7 +271,7 @@ func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome
 				res.Revised.Proposed = append(res.Revised.Proposed, f)
 				continue
 			}
-			if _, err := target.Target.Store.Forget(target.Entry.ID); err != nil {
+			if _, err := Forget(target.Target, target.Entry.ID); err != nil {
 				res.Errs = append(res.Errs, err.Error())
 				continue
 			}

@@ -25,6 +25,24 @@ type Target struct {
 	Store *memory.Store
 	Scope chat.Scope
 	Dir   string // the project folder of a ScopeProject store
+	// Forgot, if set, is told every version (with its text) of a memory
+	// that Forget forgot, so that the copies kept elsewhere go too.
+	Forgot func(versions []memory.Entry)
+}
+
+// Forget forgets the live memory id of t with all its versions (their
+// text leaves the store's file at once) and tells t.Forgot what they
+// were.
+func Forget(t Target, id string) (memory.Entry, error) {
+	versions := t.Store.History(id)
+	e, err := t.Store.Forget(id)
+	if err != nil {
+		return e, err
+	}
+	if t.Forgot != nil {
+		t.Forgot(versions)
+	}
+	return e, nil
 }
 
 // Turn is a finished turn to consolidate, with the stores it saw.

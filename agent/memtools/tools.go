@@ -257,7 +257,7 @@ func (s Session) forget(args toolArgs) (string, distill.MemoriesRevised, error) 
 		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
 			"to confirm.", target.Entry.ID), distill.MemoriesRevised{Proposed: []distill.Forgotten{f}}, nil
 	}
-	if _, err := target.Target.Store.Forget(target.Entry.ID); err != nil {
+	if _, err := distill.Forget(target.Target, target.Entry.ID); err != nil {
 		return "", distill.MemoriesRevised{}, fmt.Errorf("could not forget memory %s: %w", args.ID, err)
 	}
 	return fmt.Sprintf("Forgot memory %s.", args.ID), distill.MemoriesRevised{Forgotten: []distill.Forgotten{f}}, nil

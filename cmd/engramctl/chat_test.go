@@ -159,3 +159,53 @@ func TestChatErrors(t *testing.T) {
 		t.Errorf("401: exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// TestChatForgetLeavesNoCopyInChats: a forget the model makes through
+// engramctl chat takes the memory's text out of the chat files, as the
+// agent's does (the search result an earlier run recorded included).
+func TestChatForgetLeavesNoCopyInChats(t *testing.T) {
+	e := newChatEnv(t)
+	st := e.globalStore(t)
+	x, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user's boat is called Albatrossa.", Source: memory.SourceTool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Respond = func(r agenttest.Request) agenttest.Reply {
+		switch {
+		case len(r.Tools) == 0: // distillation
+			return agenttest.Reply{Text: "[]"}
+		case strings.Contains(r.LastUser(), "forget") && len(r.ToolResults()) == 1:
+			return agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "f", Name: "memory_forget", Args: `{"id":"` + x.ID + `"}`}}}
+		case len(r.ToolResults()) > 0:
+			return agenttest.Reply{Text: "Done."}
+		}
+		return agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "s", Name: "memory_search", Args: `{"query":"boat"}`}}}
+	}
+	code, _, errOut := e.run(t, "chat", "what is my boat called?")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	chats := filepath.Join(e.vars["XDG_DATA_HOME"], "engram", "chats")
+	holds := func() bool {
+		files, _ := filepath.Glob(filepath.Join(chats, "*"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); strings.Contains(string(b), "Albatrossa") {
+				return true
+			}
+		}
+		return false
+	}
+	if !holds() {
+		t.Fatalf("the chat files do not hold the memory before the forget: the test shows nothing")
+	}
+	id := chatIDLine.FindStringSubmatch(errOut)[1]
+	if code, _, errOut = e.run(t, "chat", "--chat", id, "forget my boat"); code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "Forgot memory "+x.ID) {
+		t.Fatalf("the memory was not forgotten:\n%s", errOut)
+	}
+	if holds() {
+		t.Error("a chat file still holds the forgotten memory's text")
+	}
+}
