@@ -121,7 +121,8 @@ type Session struct {
 	// Recall returns the best k hits for query over the stores, by a score
 	// comparable across stores.
 	Recall func(stores []distill.Target, query string, k int) []chat.Hit
-	// Propose holds a forget proposal for the person.
+	// Propose holds a forget proposal for the person; nil where no person
+	// can be asked (a memory the person wrote is then left alone).
 	Propose func(distill.Forgotten)
 	// CaptureOff says the person switched memory off for this
 	// conversation: memory_write and memory_update save nothing.
@@ -205,7 +206,7 @@ func (s Session) search(args toolArgs) (string, error) {
 	if q == "" {
 		return "", errors.New(`"query" is required`)
 	}
-	hits := s.Recall(s.stores(), q, searchResults)
+	hits := s.Recall(s.Stores(), q, searchResults)
 	if len(hits) == 0 {
 		return "No memories match.", nil
 	}
@@ -222,7 +223,7 @@ const listLimit = 50
 
 // list lists the live memories of the stores, newest first.
 func (s Session) list(args toolArgs) (string, error) {
-	stores := s.stores()
+	stores := s.Stores()
 	switch strings.ToLower(strings.TrimSpace(args.Scope)) {
 	case "":
 	case string(chat.ScopeGlobal):
@@ -342,6 +343,10 @@ func (s Session) forget(args toolArgs) (string, distill.MemoriesRevised, error) 
 	}
 	f := distill.Forgotten{Scope: target.Target.Scope, Dir: target.Target.Dir, Entry: target.Entry,
 		Reason: distill.OneLine(args.Reason)}
+	if distill.Personal(target.Entry) && s.Propose == nil {
+		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten: only the user can forget "+
+			"it, in Engram.", target.Entry.ID), distill.MemoriesRevised{}, nil
+	}
 	if distill.Personal(target.Entry) {
 		s.Propose(f)
 		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
@@ -390,8 +395,8 @@ func (s Session) shownTarget(id string) (distill.Shown, error) {
 	return distill.Shown{Target: t, Entry: e}, nil
 }
 
-// stores are the stores the conversation sees: global, then the project's.
-func (s Session) stores() []distill.Target {
+// Stores are the stores the conversation sees: global, then the project's.
+func (s Session) Stores() []distill.Target {
 	if s.Project == nil {
 		return []distill.Target{s.Global}
 	}
@@ -404,7 +409,7 @@ func (s Session) storeOf(id string) (distill.Target, error) {
 	if id == "" {
 		return distill.Target{}, errors.New(`"id" is required; find IDs with memory_search`)
 	}
-	for _, t := range s.stores() {
+	for _, t := range s.Stores() {
 		if e, ok := t.Store.Get(id); ok && e.Live() {
 			return t, nil
 		}
