@@ -24,6 +24,10 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/adrg/xdg"
+
+	"engram/agent"
 )
 
 // Exit codes.
@@ -97,6 +101,15 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return exitUsage
 	}
 	return cmd.run(ctx, args[1:], env)
+}
+
+// enginePaths are Engram's directories under XDG_CONFIG_HOME,
+// XDG_DATA_HOME and XDG_STATE_HOME (see xdgHome and agent.DefaultPaths):
+// the one place every command finds the stores, the chats and this
+// device's state folder.
+func enginePaths(getenv func(string) string) agent.Paths {
+	return agent.DefaultPaths(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome),
+		xdgHome(getenv, "XDG_DATA_HOME", xdg.DataHome), xdgHome(getenv, "XDG_STATE_HOME", xdg.StateHome))
 }
 
 // xdgHome is the XDG base directory in the environment variable name, read
