@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -278,10 +279,12 @@ func (r *memoryRun) printEntries(es []memory.Entry) {
 }
 
 func (r *memoryRun) writeJSON(v any) {
-	enc := json.NewEncoder(r.env.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	enc.Encode(v)
+	r.env.Stdout.Write(escapeJSON(b.Bytes()))
 }
 
 func entryFlags(e memory.Entry) string {
