@@ -117,6 +117,7 @@ type Store struct {
 	opened     bool             // Open has read the file: from now on an unparsable file is left alone
 	ioErr      error
 	closed     bool
+	memTrash   []Trashed // the trash of a store without a StateDir (see trash.go)
 
 	// mu guards the fields below it. It is held only for work in memory,
 	// never across a file lock or I/O.
@@ -205,6 +206,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.opened = true
+	s.pruneTrashLocked()
 	return s, nil
 }
 
