@@ -195,6 +195,9 @@ func scrubFile(p string, ps *purgeSet) error {
 	if err != nil {
 		return fmt.Errorf("scrub backup %s: %w", p, err)
 	}
+	if ps.flag == nil && !ps.mentioned(data) {
+		return nil
+	}
 	for _, e := range salvageEntries(data, time.Time{}) {
 		ps.holds(e.ID, e.Text)
 	}
@@ -219,6 +222,17 @@ func scrubFile(p string, ps *purgeSet) error {
 		return fmt.Errorf("scrub backup: %w", err)
 	}
 	return nil
+}
+
+// mentioned reports whether data holds one of the IDs or texts of ps as
+// JSON writes them: a file that holds none has nothing to scrub.
+func (p *purgeSet) mentioned(data []byte) bool {
+	for id := range p.ids {
+		if bytes.Contains(data, jsonString(nil, id)) {
+			return true
+		}
+	}
+	return containsAny(data, p.forms())
 }
 
 // forms are the ways a JSON file may write the texts, quotes included:
