@@ -37,9 +37,10 @@ type Options struct {
 	TombstoneTTL time.Duration
 	// StateDir is this device's own directory for the store, never synced
 	// ($XDG_STATE_HOME/engram, resolved by the caller): it holds the
-	// device's ID (device-id), the journal of its changes (journal/) and
-	// the conflict copies merged and files repaired (backups/). Empty: no
-	// journal, and a device ID derived from the host name.
+	// device's ID (device-id), the journal of its changes (journal/), what
+	// Remove deleted (trash/) and the conflict copies merged and files
+	// repaired (backups/). Empty: no journal, a trash in memory only, and a
+	// device ID derived from the host name.
 	StateDir string
 	// Device is this device's ID in Revs (default: read from, or created
 	// in, StateDir), for tests.
@@ -117,6 +118,7 @@ type Store struct {
 	opened     bool             // Open has read the file: from now on an unparsable file is left alone
 	ioErr      error
 	closed     bool
+	memTrash   []Trashed // the trash of a store without a StateDir (see trash.go)
 
 	// mu guards the fields below it. It is held only for work in memory,
 	// never across a file lock or I/O.
@@ -205,6 +207,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.opened = true
+	s.pruneTrashLocked()
 	return s, nil
 }
 
