@@ -41,12 +41,12 @@ func TestReadConfig(t *testing.T) {
 		t.Errorf("SetApproval lost a key:\n%s", b)
 	}
 	for text, want := range map[string]string{
-		`{"mcpServers": {"x": {}}}`:                                      `give either "command" or "url"`,
-		`{"mcpServers": {"x": {"command": "a", "url": "http://h/"}}}`:   `give either "command" or "url"`,
+		`{"mcpServers": {"x": {}}}`:                                    `give either "command" or "url"`,
+		`{"mcpServers": {"x": {"command": "a", "url": "http://h/"}}}`:  `give either "command" or "url"`,
 		`{"mcpServers": {"x": {"url": "file:///etc/passwd"}}}`:         "want an http or https URL",
 		`{"mcpServers": {"x": {"command": "a", "approval": "never"}}}`: `approval "never"`,
-		`{"mcpServers": {"x": {"command": 3}}}`:                         `server "x"`,
-		`{"mcpServers": `:                                               "mcp.json",
+		`{"mcpServers": {"x": {"command": 3}}}`:                        `server "x"`,
+		`{"mcpServers": `:                                              "mcp.json",
 	} {
 		write(text)
 		if _, err := mcptools.ReadConfig(path); err == nil || !strings.Contains(err.Error(), want) {
