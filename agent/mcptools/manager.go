@@ -51,7 +51,7 @@ type Options struct {
 	StartTimeout time.Duration // to connect and list the tools (default 30 s)
 	CallTimeout  time.Duration // per call (default 60 s)
 	MaxResult    int           // bytes of a result kept (default 16 KiB)
-	Version      string        // the client's version, as servers are told
+	Version      string        // the client's version, as servers are told (default "dev")
 }
 
 // Manager runs the servers of mcp.json. It is safe for concurrent use.
@@ -84,6 +84,9 @@ func NewManager(opts Options) *Manager {
 	if opts.MaxResult <= 0 {
 		opts.MaxResult = 16 << 10
 	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
 	return &Manager{opts: opts, servers: map[string]*server{}}
 }
 
@@ -101,9 +104,13 @@ func (m *Manager) Apply(cfg []Server) {
 		want[s.Name] = s
 	}
 	for name, srv := range m.servers {
-		if s, ok := want[name]; !ok || !reflect.DeepEqual(s, srv.cfg) {
+		s, ok := want[name]
+		switch {
+		case !ok || !sameLaunch(s, srv.cfg):
 			srv.stop()
 			delete(m.servers, name)
+		default:
+			srv.cfg.Approval = s.Approval // no restart for a new approval
 		}
 	}
 	for name, s := range want {
@@ -119,6 +126,22 @@ func (m *Manager) Apply(cfg []Server) {
 		ctx, cancel := context.WithCancel(context.Background())
 		srv.cancel = cancel
 		go m.start(ctx, srv)
+	}
+}
+
+// sameLaunch reports whether two entries start the same server.
+func sameLaunch(a, b Server) bool {
+	a.Approval, b.Approval = "", ""
+	return reflect.DeepEqual(a, b)
+}
+
+// SetApproval changes a running server's approval (mcp.json is the
+// caller's to write).
+func (m *Manager) SetApproval(name string, a Approval) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if srv := m.servers[name]; srv != nil {
+		srv.cfg.Approval = a
 	}
 }
 
@@ -190,6 +213,26 @@ func (srv *server) stop() {
 		srv.cs.Close()
 	}
 	srv.state = Off
+}
+
+// WaitStarted waits until no server is starting any more, or ctx ends.
+func (m *Manager) WaitStarted(ctx context.Context) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		starting := false
+		for _, st := range m.Statuses() {
+			starting = starting || st.State == Starting
+		}
+		if !starting {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Close stops every server.

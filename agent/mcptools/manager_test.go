@@ -8,69 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"engram/agent/agenttest"
 	"engram/agent/mcptools"
 )
 
-// TestMain lets the test binary serve as an MCP server: re-executed with
-// MCPTOOLS_TEST_SERVER set, it serves the tools of testServer on stdio.
-func TestMain(m *testing.M) {
-	if os.Getenv("MCPTOOLS_TEST_SERVER") != "" {
-		testServer()
-		return
-	}
-	os.Exit(agenttest.RunInTempHome(m))
-}
+func TestMain(m *testing.M) { os.Exit(agenttest.RunInTempHome(m)) }
 
-type echoArgs struct {
-	Text string `json:"text"`
-}
-
-// testServer serves echo, big, fail, slow and crash; with
-// MCPTOOLS_TEST_SERVER=sleepy it first waits, like a server that starts
-// slowly.
-func testServer() {
-	if os.Getenv("MCPTOOLS_TEST_SERVER") == "sleepy" {
-		time.Sleep(30 * time.Second)
-	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "1"}, nil)
-	text := func(s string) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "says the text back"},
-		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
-			return text("echo: " + a.Text), nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "a long result"},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			return text(strings.Repeat("界", 40000)), nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "fails"},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such file"}}}, nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "takes its time"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			select {
-			case <-time.After(10 * time.Second):
-			case <-ctx.Done():
-			}
-			return text("late"), nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "dies mid-call"},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			os.Exit(3)
-			return nil, nil, nil
-		})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
-}
-
-// self is a server entry that runs this test binary as testServer.
+// self is a server entry that runs this test binary as the test MCP
+// server of agenttest.
 func self(name, mode string) mcptools.Server {
-	return mcptools.Server{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"},
-		Env: map[string]string{"MCPTOOLS_TEST_SERVER": mode}}
+	cmd, args, env := agenttest.MCPServerCommand(mode)
+	return mcptools.Server{Name: name, Command: cmd, Args: args, Env: env}
 }
 
 // ready waits until the named server is ready or failed.
