@@ -5,6 +5,9 @@ import "engram/agent/mcptools"
 // ToolServer is an MCP server as mcp.json lists it.
 type ToolServer = mcptools.Server
 
+// ToolServerApproval says whether a ToolServer's calls are asked about.
+type ToolServerApproval = mcptools.Approval
+
 // The approvals of a ToolServer: every call asked about, or none.
 const (
 	ApprovalAsk    = mcptools.Ask
@@ -33,6 +36,6 @@ func (a *Agent) SetToolServerOff(name string, off bool) error {
 
 // SetToolServerApproval sets whether an MCP server's calls are asked about
 // (ApprovalAsk) or run at once (ApprovalAlways).
-func (a *Agent) SetToolServerApproval(name string, ap mcptools.Approval) error {
+func (a *Agent) SetToolServerApproval(name string, ap ToolServerApproval) error {
 	return mcptools.SetApproval(a.opts.Paths.MCPConfig(), name, ap)
 }
