@@ -70,7 +70,7 @@ func (s *Store) reloadLocked() (bool, error) {
 		changed, rewrite = changed || merged, rewrite || merged
 	}
 	if err == nil && rewrite {
-		err = s.writeLocked(s.recs)
+		err = s.writeLocked()
 	}
 	return changed, err
 }
@@ -169,14 +169,12 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	}
 	now := s.clock()
 	clampFuture(fc.entries, now)
-	memSeen := s.seen
-	if !s.opened {
-		// At Open the records are this device's journal, a part of the
-		// store: the file's entries missing from it were not deleted.
-		memSeen = Vector{}
+	diskSeen, err := s.vetCopyLocked(fc.entries, fc.seen)
+	if err != nil {
+		return false, false, err
 	}
-	res := mergeCopy(s.recs, memSeen, fc.entries, fc.seen, now)
-	s.seen.merge(fc.seen)
+	res := mergeCopy(s.recs, s.sawLocked(), fc.entries, diskSeen, now)
+	s.seen.merge(diskSeen)
 	if err := s.stampMerged(res, now); err != nil {
 		return false, false, err
 	}
@@ -189,7 +187,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 		s.order = append(s.order, e.ID)
 	}
 	s.disk = diskState{exists: true, stamp: st, hash: h}
-	s.fileSeen = cloneVector(fc.seen)
+	s.fileSeen = cloneVector(diskSeen)
 	s.ioErr, s.unparsable = nil, nil
 	return changed, fc.legacy || res.missing || len(res.stamp) > 0, nil
 }
@@ -204,38 +202,78 @@ func (s *Store) unsettled(data []byte, perr error) bool {
 	return len(trimFile(data)) == 0 && len(s.recs) > 0
 }
 
-// stampMerged gives the entries a merge made a Rev of this device. Hand
-// edits and deletions found in a copy are changes of this device, and go
-// to the journal; entries that were merely unstamped (a version 1 file, a
-// hand-added entry) are in the file already and do not.
+// sawLocked says whether the store's records had seen a version of an
+// entry, for mergeCopy: after Open, whether the store's Vector covers it;
+// at Open, where the records are the journal's, whether the journal's
+// record of the entry had seen it when this device made its change (an
+// entry the journal lacks was not deleted here).
+func (s *Store) sawLocked() func(id string, r Rev) bool {
+	if s.opened {
+		return func(_ string, r Rev) bool { return s.seen.Covers(r) }
+	}
+	return func(id string, r Rev) bool { return s.openSaw[id].Covers(r) }
+}
+
+// stampMerged gives the entries a merge made a Rev of this device and
+// journals them: hand edits and deletions found in a copy, and entries
+// that were unstamped (a version 1 file, entries typed by hand), so that
+// the journal holds every change the replica's counter covers.
 func (s *Store) stampMerged(res mergeResult, now time.Time) error {
-	var changes []Entry
+	changes := make([]Entry, 0, len(res.stamp))
 	for _, id := range res.stamp {
 		e := res.recs[id]
-		journal := !e.Rev.IsZero()
 		e.Rev = s.nextRev(now, e)
 		res.recs[id] = e
-		if journal {
-			changes = append(changes, e)
-		}
+		changes = append(changes, e)
 	}
 	if s.jr == nil {
 		return nil
 	}
-	return s.jr.append(changes, now)
+	return s.jr.append(changes, s.seen, now)
 }
 
 // clampFuture brings times after now back to now: a clock that was ahead
-// when an entry was written must not make it win every later edit.
+// when an entry was written must not make it win every later edit. A time
+// typed by hand (in an entry without a Rev, or edited by hand since it was
+// stamped) is brought back further, to the newest change the copy's
+// stamped entries show if that is earlier: a date typed years ahead must
+// not make a hand edit win over the edits made after it elsewhere.
 func clampFuture(es []Entry, now time.Time) {
+	typedBound := time.Time{} // worked out on the first typed time from the future
 	for i := range es {
 		e := &es[i]
+		checked, typed := false, false
 		for _, t := range []*time.Time{&e.Created, &e.Updated, &e.LastUsed, &e.Deleted} {
-			if t.After(now) {
-				*t = now
+			if !t.After(now) {
+				continue
+			}
+			if !checked {
+				checked, typed = true, e.Rev.IsZero() || handEdited(*e)
+			}
+			*t = now
+			if typed {
+				if typedBound.IsZero() {
+					typedBound = newestStamped(es, now)
+				}
+				*t = typedBound
 			}
 		}
 	}
+}
+
+// newestStamped is the newest Updated of the entries of es as they were
+// stamped (not edited by hand since), at most now; now if there is none.
+func newestStamped(es []Entry, now time.Time) time.Time {
+	var newest time.Time
+	for _, e := range es {
+		if !e.Rev.IsZero() && e.Updated.After(newest) && !handEdited(e) {
+			newest = e.Updated
+		}
+	}
+	if newest.IsZero() || newest.After(now) {
+		return now
+	}
+	return newest
 }
 
 // parsedLocked ends the unparsable state: the file is readable again.

@@ -11,7 +11,8 @@ import (
 )
 
 // Rev is the version of one change of an entry: the device that made it
-// and that device's counter at the time. A device's counter only goes up;
+// (the replica of the store that made it, see Vector) and that device's
+// counter at the time. A device's counter only goes up;
 // it follows the device's clock in milliseconds where that is ahead, so it
 // also orders the device's changes across restarts, but it is never
 // compared with another device's counter to decide what is newer. The
@@ -120,6 +121,19 @@ func handEdited(e Entry) bool { return e.Rev.Sum != 0 && e.Rev.Sum != versionSum
 // every change of device d with counter up to v[d] is in it, or was
 // replaced in it by a later one. It is written in the file as "seen".
 //
+// The invariant every store keeps: a file's seen never covers a change
+// the file's own content does not reflect (as a live entry, a later
+// version of it, or a tombstone), so a copy lacking an entry it had seen
+// deleted it. A store takes the copies' Vectors as they are and raises
+// only its own replica's entry, over changes it can prove it still holds:
+// the replica is named by the journal, which holds every change of it
+// (see journal), and a store that cannot prove that (its journal was lost,
+// compacted past what the file holds, copied from another machine, or
+// another machine stamps with the same replica) stamps with a new replica
+// from then on (see vetCopyLocked). The one exception is a tombstone
+// dropped after TombstoneTTL: a copy that has not been merged for that
+// long may bring the entry back.
+//
 // The file is made to be synced by tools that know nothing of it
 // (Syncthing, Dropbox, Nextcloud, git), so a store must merge any copy of
 // it, in any order, without trusting wall clocks or modification times:
@@ -160,7 +174,9 @@ type mergeResult struct {
 }
 
 // mergeCopy merges a copy of the store (its entries and Vector) into the
-// store's records mem, which have seen memSeen; mem is not modified. The
+// store's records mem; memSaw says whether mem had seen a version of an
+// entry (the store's Vector covers it, or at Open the journal's record of
+// it had seen it); mem is not modified. The
 // rules are the same whichever side is the store, so two devices merging
 // each other's copies agree:
 //
@@ -180,13 +196,14 @@ type mergeResult struct {
 //     device.
 //   - Uses and LastUsed take the larger, Created the earlier: they are
 //     not versioned.
-func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vector, now time.Time) mergeResult {
+func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []Entry, diskSeen Vector, now time.Time) mergeResult {
 	res := mergeResult{recs: make(map[string]Entry, max(len(mem), len(disk)))}
+	saw := func(d Entry) bool { return !d.Rev.IsZero() && memSaw(d.ID, d.Rev) }
 	var dropped map[string]bool
 	for _, d := range disk {
 		m, ok := mem[d.ID]
 		if !ok {
-			if memSeen.Covers(d.Rev) {
+			if saw(d) {
 				if dropped == nil {
 					dropped = map[string]bool{}
 				}
@@ -231,9 +248,9 @@ func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vect
 				res.stamp = append(res.stamp, d.ID)
 			}
 			res.recs[d.ID] = unversioned(d, m)
-		case diskSeen.Covers(m.Rev) && !memSeen.Covers(d.Rev):
+		case diskSeen.Covers(m.Rev) && !saw(d):
 			res.recs[d.ID] = unversioned(d, m)
-		case memSeen.Covers(d.Rev) && !diskSeen.Covers(m.Rev):
+		case saw(d) && !diskSeen.Covers(m.Rev):
 			res.recs[d.ID] = unversioned(m, d)
 			res.missing = true
 		case d.Rev.Device == m.Rev.Device && !d.Rev.IsZero() && !m.Rev.IsZero():
@@ -266,6 +283,10 @@ func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vect
 	}
 	return res
 }
+
+// sawNothing is the memSaw of records that had seen nothing (see
+// mergeCopy): nothing the copy holds is taken for deleted.
+func sawNothing(string, Rev) bool { return false }
 
 // concurrent resolves two versions of an entry that did not see each
 // other: d from the copy, m from the store (see mergeCopy). A hand-edited
