@@ -142,6 +142,14 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 		s.parsedLocked()
 		return false, false, nil
 	}
+	if s.emptied(data) {
+		if data, st, err = s.settleEmptied(data, st); errors.Is(err, fs.ErrNotExist) {
+			return s.syncLocked() // deleted meanwhile
+		} else if err != nil {
+			return false, false, err
+		}
+		h = maphash.Bytes(s.seed, data)
+	}
 	fc, perr := parseDoc(data, st.ModTime().UTC())
 	for try := 0; try < settleTries && s.unsettled(data, perr); try++ {
 		time.Sleep(settleDelay)
@@ -199,7 +207,46 @@ func (s *Store) unsettled(data []byte, perr error) bool {
 	if perr != nil {
 		return !errors.Is(perr, ErrUnsupportedVersion)
 	}
-	return len(trimFile(data)) == 0 && len(s.recs) > 0
+	return s.emptied(data)
+}
+
+// emptied reports whether data, the file as just read, is empty while the
+// store has entries: what an editor saving in place leaves between
+// truncating the file and writing it.
+func (s *Store) emptied(data []byte) bool { return len(trimFile(data)) == 0 && len(s.recs) > 0 }
+
+// Waiting for an emptied file: it is read every settlePoll until it has
+// stayed as it is for settleStable, or holds something again, or for at
+// most settleMax.
+const (
+	settlePoll   = 100 * time.Millisecond
+	settleStable = 2 * time.Second
+	settleMax    = 10 * time.Second
+)
+
+// settleEmptied waits, holding the write turn and the locks so that
+// nothing is written over the file meanwhile, for an emptied file to be
+// written or to stay empty (see emptied), and returns it as it is then.
+// An editor that truncates the file and pauses before writing it is thus
+// not taken for a file emptied on purpose, and its write does not go
+// into a file the store renamed over.
+func (s *Store) settleEmptied(data []byte, st durable.Stamp) ([]byte, durable.Stamp, error) {
+	start := time.Now()
+	stable := start
+	for time.Since(stable) < settleStable && time.Since(start) < settleMax {
+		time.Sleep(settlePoll)
+		again, st2, err := readStoreFile(s.path)
+		if err != nil {
+			return nil, durable.Stamp{}, err
+		}
+		if st2 != st || string(again) != string(data) {
+			data, st, stable = again, st2, time.Now()
+		}
+		if !s.emptied(data) {
+			break
+		}
+	}
+	return data, st, nil
 }
 
 // sawLocked says whether the store's records had seen a version of an
