@@ -295,11 +295,14 @@ func (s *Store) encodeChecked(recs map[string]Entry) ([]byte, error) {
 // (its stamp: size, times, inode), and fails with errChangedUnderWrite if
 // it is not. A failure is kept for Err until a write succeeds.
 func (s *Store) writeData(data []byte) error {
-	if st, err := durable.Stat(s.path); s.disk.exists && (err != nil || st != s.disk.stamp) || !s.disk.exists && err == nil {
-		s.ioErr = fmt.Errorf("save memories: %w", errChangedUnderWrite)
-		return s.ioErr
+	read := s.disk
+	unchanged := func() error {
+		if st, err := durable.Stat(s.path); read.exists && (err != nil || st != read.stamp) || !read.exists && err == nil {
+			return errChangedUnderWrite
+		}
+		return nil
 	}
-	st, err := writeStoreFile(s.path, data)
+	st, err := writeStoreFile(s.path, data, unchanged)
 	if err != nil {
 		s.ioErr = fmt.Errorf("save memories: %w", err)
 		return s.ioErr
