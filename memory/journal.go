@@ -42,8 +42,9 @@ type journal struct {
 	lock *durable.Locker
 	keep time.Duration
 	// lines is the number of records in the file as last read, appended
-	// or compacted; a write compacts once it reaches checkAt.
-	lines, checkAt int
+	// or compacted; a write compacts once it reaches checkAt, which is
+	// never less than minLines (compactLines; tests make it smaller).
+	lines, checkAt, minLines int
 	// head is the header as last read or written; a zero Replica when the
 	// file has none.
 	head journalHeader
@@ -107,7 +108,7 @@ func openJournal(stateDir, storePath string, keep time.Duration) (*journal, erro
 	if keep <= 0 {
 		keep = DefaultJournalKeep
 	}
-	return &journal{path: path, lock: l, keep: keep, checkAt: compactLines}, nil
+	return &journal{path: path, lock: l, keep: keep, checkAt: compactLines, minLines: compactLines}, nil
 }
 
 // migrateJournal moves the folder-keyed journal old to path, under path's
@@ -279,7 +280,7 @@ func (j *journal) compact(recs map[string]journalRecord, replica string, held fu
 		}
 		keep = append(keep, r)
 	}
-	j.checkAt = max(compactLines, 2*len(keep))
+	j.checkAt = max(j.minLines, 2*len(keep))
 	if len(keep) == j.lines {
 		return nil
 	}

@@ -269,6 +269,7 @@ func (s *Store) stampMerged(res mergeResult, now time.Time) error {
 	changes := make([]Entry, 0, len(res.stamp))
 	for _, id := range res.stamp {
 		e := res.recs[id]
+		e.Prev = e.Rev // the version edited by hand, or none
 		e.Rev = s.nextRev(now, e)
 		res.recs[id] = e
 		changes = append(changes, e)
@@ -336,7 +337,7 @@ func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
 		a.Pinned == b.Pinned && a.Uses == b.Uses && a.Supersedes == b.Supersedes &&
 		a.SupersededBy == b.SupersededBy && a.Created.Equal(b.Created) &&
-		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Rev == b.Rev
+		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Rev == b.Rev && a.Prev == b.Prev
 }
 
 func sameRecords(a, b map[string]Entry) bool {

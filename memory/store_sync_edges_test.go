@@ -231,3 +231,44 @@ func TestSyncTypedFutureDateDoesNotWin(t *testing.T) {
 		t.Errorf("the hand edit is not kept as history: %q", hist)
 	}
 }
+
+// Case 3 of issue 21: a state folder copied to another machine (a home
+// folder migrated, or synced with the memory file) gets a device ID and a
+// replica of its own on first use, so no offline add is lost on either
+// side.
+func TestSyncStateFolderCopiedToAnotherMachine(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	dir := t.TempDir()
+	a := &device{t: t, path: filepath.Join(dir, "a", "memory.json"), state: filepath.Join(dir, "a-state"), clk: clk}
+	b := &device{t: t, path: filepath.Join(dir, "b", "memory.json"), state: filepath.Join(dir, "b-state"), clk: clk}
+	open := func(d *device, machine string) {
+		d.exit()
+		d.s = openStore(t, d.path, memory.Options{StateDir: d.state, Now: clk.Now, Machine: machine})
+	}
+	open(a, "machine-a")
+	a.add("shared before the copy")
+	a.exit()
+	copyDir(t, a.state, b.state)
+	os.MkdirAll(filepath.Dir(b.path), 0o700)
+	b.receive(a)
+	open(a, "machine-a")
+	open(b, "machine-b")
+	var ea, eb []memory.Entry
+	for i := range 3 {
+		ea = append(ea, a.add(fmt.Sprintf("offline on A %d", i)))
+		eb = append(eb, b.add(fmt.Sprintf("offline on B %d", i)))
+	}
+	if ra, rb := ea[0].Rev.Device, eb[0].Rev.Device; ra == rb || strings.Split(ra, "-")[0] == strings.Split(rb, "-")[0] {
+		t.Errorf("A stamps with %s, B with %s: B kept A's device ID", ra, rb)
+	}
+	b.receive(a)
+	b.reload()
+	a.receive(b)
+	a.reload()
+	for name, d := range map[string]*device{"A": a, "B": b} {
+		if got := len(d.texts()); got != 7 {
+			t.Errorf("%s lists %d, want 7: %q", name, got, d.texts())
+		}
+	}
+}

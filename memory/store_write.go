@@ -230,6 +230,10 @@ func (s *Store) stampChanges(work map[string]Entry, now time.Time) []Entry {
 		if !e.Rev.IsZero() && (!ok || e.Rev != o.Rev) && !handEdited(e) {
 			continue // a version merged from a copy keeps its Rev
 		}
+		e.Prev = e.Rev // the version changed, or none for a new entry
+		if ok {
+			e.Prev = o.Rev
+		}
 		e.Rev = s.nextRev(now, e)
 		work[id] = e
 		out = append(out, e)

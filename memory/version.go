@@ -189,7 +189,8 @@ type mergeResult struct {
 //     different content means the copy was edited by hand, and the copy's
 //     content wins and is stamped anew.
 //   - With different Revs, a side that had seen the other's version holds
-//     the later change and wins; of two changes by one device, the later. If neither had (concurrent edits on two
+//     the later change and wins, as does a version whose Prev is the
+//     other; of two changes by one device, the later. If neither had (concurrent edits on two
 //     devices), the later Updated wins, then a live version over a
 //     deletion, then the greater Rev; the losing text is kept as superseded
 //     history under an ID derived from its content, the same on every
@@ -242,16 +243,24 @@ func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []
 			// concurrent with the store's.
 			res.concurrent(d, m, mem)
 		case d.Rev == m.Rev:
-			if !sameVersion(d, m) {
+			if !sameContent(d, m) || d.Rev.IsZero() {
 				res.stamp = append(res.stamp, d.ID) // edited by hand in the copy
-			} else if d.Rev.IsZero() {
-				res.stamp = append(res.stamp, d.ID)
+				res.recs[d.ID] = unversioned(d, m)
+				break
 			}
-			res.recs[d.ID] = unversioned(d, m)
+			// One version, its times perhaps clamped by a reader whose
+			// clock was behind the writer's: the earlier times, on every
+			// device.
+			res.recs[d.ID] = earlierTimes(unversioned(d, m), m)
 		case diskSeen.Covers(m.Rev) && !saw(d):
 			res.recs[d.ID] = unversioned(d, m)
 		case saw(d) && !diskSeen.Covers(m.Rev):
 			res.recs[d.ID] = unversioned(m, d)
+			res.missing = true
+		case !m.Rev.IsZero() && d.Prev == m.Rev:
+			res.recs[d.ID] = unversioned(d, m) // d replaced the store's version
+		case !d.Rev.IsZero() && m.Prev == d.Rev:
+			res.recs[d.ID] = unversioned(m, d) // the store's version replaced d
 			res.missing = true
 		case d.Rev.Device == m.Rev.Device && !d.Rev.IsZero() && !m.Rev.IsZero():
 			// One device's changes come in order: the later one saw the other.
@@ -345,6 +354,27 @@ func concurrentCompare(a, b Entry) int {
 		return c
 	}
 	return cmp.Compare(a.Text, b.Text)
+}
+
+// sameContent reports whether two versions of an entry agree on what a
+// person edits (what versionSum covers): everything but the times, Uses
+// and the Revs.
+func sameContent(a, b Entry) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
+		a.Pinned == b.Pinned && a.Supersedes == b.Supersedes && a.SupersededBy == b.SupersededBy &&
+		a.Deleted.IsZero() == b.Deleted.IsZero()
+}
+
+// earlierTimes returns e with the earlier of its and o's Updated and
+// Deleted times.
+func earlierTimes(e, o Entry) Entry {
+	if o.Updated.Before(e.Updated) {
+		e.Updated = o.Updated
+	}
+	if !o.Deleted.IsZero() && o.Deleted.Before(e.Deleted) {
+		e.Deleted = o.Deleted
+	}
+	return e
 }
 
 // sameVersion reports whether two versions of an entry agree on what is
