@@ -32,14 +32,20 @@ func (s *Store) takeJournalLocked(jrecs map[string]journalRecord) error {
 		return s.mintLocked(jrecs)
 	}
 	s.top = h.Since
+	s.learnIssuedLocked(jrecs)
+	return nil
+}
+
+// learnIssuedLocked learns from the journal's records what the store's
+// replica issued, the changes of other processes of this device included.
+func (s *Store) learnIssuedLocked(jrecs map[string]journalRecord) {
 	for id, r := range jrecs {
 		if r.Rev.Device == s.device {
-			s.issued[id] = r.Rev.N
+			s.issued[id] = max(s.issued[id], r.Rev.N)
 			s.top = max(s.top, r.Rev.N)
 		}
 	}
-	s.counter = s.top
-	return nil
+	s.counter = max(s.counter, s.top)
 }
 
 // mintLocked makes the store stamp with a new replica from now on, and
@@ -76,9 +82,11 @@ func (s *Store) rewriteJournalLocked(jrecs map[string]journalRecord) error {
 // stops short of the journal's Since) cannot back the replica's old
 // changes: the store mints a new replica. A change in the copy stamped
 // with this store's replica that the replica never issued (a counter above
-// the journal's Since with no record of it), or a copy that has seen more
-// of the replica than it issued, means another machine stamps with it (a
-// cloned system with the state folder): the store mints a new replica, and
+// the journal's Since with no record of it, in this process or in the
+// journal that every process of the device appends to), or a copy that
+// has seen more of the replica than it issued, means another machine
+// stamps with it (a cloned system with the state folder): the store mints
+// a new replica (or takes the one another process of the device minted), and
 // neither the copy's Vector nor the store's is taken at its word for the
 // old one, so nothing stamped with it is taken for deleted.
 func (s *Store) vetCopyLocked(es []Entry, seen Vector) (Vector, error) {
@@ -88,24 +96,59 @@ func (s *Store) vetCopyLocked(es []Entry, seen Vector) (Vector, error) {
 	if s.jr != nil && !s.opened && s.jr.head.Replica == s.device && s.jr.head.Since > seen[s.device] {
 		return seen, s.mintLocked(nil)
 	}
+	if !s.foreignLocked(es, seen) {
+		return seen, nil
+	}
+	old := s.device
+	if s.jr != nil {
+		// Another process of this device may have stamped them: ask the
+		// journal, which every process of the device appends to.
+		jrecs, err := s.jr.read()
+		if err != nil {
+			return seen, err
+		}
+		if h := s.jr.head; h.Replica != "" && h.Replica != s.device && h.Machine == s.machine {
+			// Another process retired the replica: stamp with the new one.
+			s.device, s.top, s.counter = h.Replica, h.Since, 0
+			clear(s.issued)
+			s.learnIssuedLocked(jrecs)
+			return s.distrust(old, seen), nil
+		}
+		s.learnIssuedLocked(jrecs)
+		if !s.foreignLocked(es, seen) {
+			return seen, nil
+		}
+	}
+	if err := s.mintLocked(nil); err != nil {
+		return seen, err
+	}
+	return s.distrust(old, seen), nil
+}
+
+// foreignLocked reports whether a copy holds a change stamped with the
+// store's replica that the replica never issued (see vetCopyLocked).
+func (s *Store) foreignLocked(es []Entry, seen Vector) bool {
 	since := uint64(0)
 	if s.jr != nil && s.jr.head.Replica == s.device {
 		since = s.jr.head.Since
 	}
-	clone := seen[s.device] > s.top
-	for i := 0; i < len(es) && !clone; i++ {
-		r := es[i].Rev
-		clone = r.Device == s.device && r.N > since && s.issued[es[i].ID] < r.N
+	if seen[s.device] > s.top {
+		return true
 	}
-	if !clone {
-		return seen, nil
+	for _, e := range es {
+		if e.Rev.Device == s.device && e.Rev.N > since && s.issued[e.ID] < e.Rev.N {
+			return true
+		}
 	}
-	old := s.device
-	if err := s.mintLocked(nil); err != nil {
-		return seen, err
-	}
+	return false
+}
+
+// distrust drops the retired replica old from the store's Vector and
+// returns the copy's Vector without it, so that nothing stamped with it
+// is taken for deleted on the word of either.
+func (s *Store) distrust(old string, seen Vector) Vector {
 	delete(s.seen, old)
 	seen = cloneVector(seen)
 	delete(seen, old)
-	return seen, nil
+	return seen
 }

@@ -272,3 +272,25 @@ func TestSyncStateFolderCopiedToAnotherMachine(t *testing.T) {
 		}
 	}
 }
+
+// Two processes of one device share its journal and its replica: one's
+// changes are not taken by the other for a clone's.
+func TestSyncTwoProcessesShareTheReplica(t *testing.T) {
+	t.Parallel()
+	path, state := filepath.Join(t.TempDir(), "memory.json"), t.TempDir()
+	clk := newClock()
+	p1 := openStore(t, path, memory.Options{StateDir: state, Now: clk.Now})
+	p2 := openStore(t, path, memory.Options{StateDir: state, Now: clk.Now})
+	e1 := mustAdd(t, p1, memory.Entry{Text: "added by the first process"})
+	clk.Advance(time.Second)
+	if err := p2.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	e2 := mustAdd(t, p2, memory.Entry{Text: "added by the second process"})
+	if e1.Rev.Device != e2.Rev.Device {
+		t.Errorf("the processes stamp with %s and %s", e1.Rev.Device, e2.Rev.Device)
+	}
+	if got := len(p2.List()); got != 2 {
+		t.Errorf("the second process lists %d", got)
+	}
+}
