@@ -166,6 +166,14 @@ func New(opts Options) (*Agent, error) {
 		Recall:          recallAll,
 		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
 		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
+		ProposalsFile:   filepath.Join(opts.Paths.DataDir, "forget-proposals.json"),
+		Lookup: func(scope Scope, dir, id string) (memory.Entry, bool) {
+			ss, err := a.storeOf(scope, dir)
+			if err != nil {
+				return memory.Entry{}, false
+			}
+			return ss.st.Get(id)
+		},
 		Now:             opts.Now,
 	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
