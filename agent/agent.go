@@ -174,7 +174,7 @@ func New(opts Options) (*Agent, error) {
 			}
 			return ss.st.Get(id)
 		},
-		Now:             opts.Now,
+		Now: opts.Now,
 	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
 	if err != nil {

@@ -101,7 +101,7 @@ type Config struct {
 type Pipeline struct {
 	cfg Config
 
-	mu        sync.Mutex
+	mu              sync.Mutex
 	loaded          bool // the suggestions file has been read
 	sugg            []Suggestion
 	proposalsLoaded bool // the proposals file has been read

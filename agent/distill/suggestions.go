@@ -181,4 +181,3 @@ func (p *Pipeline) Keep(s Suggestion, open func(chat.Scope, string) (*memory.Sto
 	}
 	return kept, nil
 }
-
