@@ -77,12 +77,6 @@ func (a *Agent) report(chatID string, res distill.Outcome) {
 	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
 		a.emit(rv)
 	}
-	for _, r := range rv.Updated {
-		if r.Notice {
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("A memory you wrote was updated: %q is now %q. "+
-				"The earlier version is kept in its history.", distill.Clip(r.Old.Text, 80), distill.Clip(r.New.Text, 80))})
-		}
-	}
 	if res.Suggested > 0 {
 		a.emit(SuggestionsChanged{ChatID: chatID})
 	}
