@@ -14,6 +14,7 @@ import (
 	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/agent/llm/openai"
+	"engram/agent/mcptools"
 	"engram/memory"
 )
 
@@ -39,7 +40,7 @@ type Options struct {
 	HTTPClient *http.Client
 	Now        func() time.Time // nil: time.Now
 	// Memory are the options of the memory stores the agent opens (Now
-	// defaults to the agent's).
+	// defaults to the agent's, StateDir to Paths.StateDir).
 	Memory memory.Options
 	// MaxSteps bounds the model calls of one turn (default 8); the last
 	// one is offered no tools, so the model has to answer.
@@ -56,6 +57,13 @@ type Options struct {
 	// neither the environment nor config.json gave (a detected local
 	// server) stays in use while config.json leaves it empty.
 	Getenv func(string) string
+	// ToolServers starts the MCP servers of Paths.MCPConfig and offers
+	// their tools in every turn, each call asked of the person with a
+	// ToolApproval unless its server is "always" (the app and engramctl
+	// chat; off for the other commands).
+	ToolServers bool
+	// Version is the program's version, as the MCP servers are told.
+	Version string
 }
 
 // Connect makes the Completer of an endpoint: its base URL (".../v1"), API
@@ -112,6 +120,9 @@ type Agent struct {
 
 	pipe *distill.Pipeline // distillation, suggestions and forget proposals
 	seen seenIDs           // memory IDs shown to the model, by chat (tools.go)
+
+	toolServers *mcptools.Manager // the MCP servers of mcp.json; nil unless Options.ToolServers
+	approvals   approvals         // their calls waiting for the person (toolservers.go)
 }
 
 // errClosed is returned by the methods that need the agent after Close.
@@ -119,10 +130,14 @@ var errClosed = errors.New("agent is closed")
 
 // New opens the global memory store and the saved chats. Nothing is sent
 // over the network. A config without an endpoint is fine: turns then end
-// with CodeNoEndpoint.
+// with CodeNoEndpoint. Every store the agent opens keeps its journal and
+// device ID in Paths.StateDir, which is required like the other two.
 func New(opts Options) (*Agent, error) {
-	if opts.Paths.ConfigDir == "" || opts.Paths.DataDir == "" {
-		return nil, errors.New("new agent: Paths.ConfigDir and Paths.DataDir are required")
+	if opts.Paths.ConfigDir == "" || opts.Paths.DataDir == "" || opts.Paths.StateDir == "" {
+		return nil, errors.New("new agent: Paths.ConfigDir, Paths.DataDir and Paths.StateDir are required")
+	}
+	if opts.Memory.StateDir == "" {
+		opts.Memory.StateDir = opts.Paths.StateDir
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -170,6 +185,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
 	a.startLive()
+	if opts.ToolServers {
+		a.startToolServers()
+	}
 	for _, dir := range a.RecentProjects() {
 		_, _ = a.pinned(dir) // follow its AGENTS.md; only fails once closed
 	}
@@ -359,6 +377,9 @@ func (a *Agent) Close() error {
 	a.stop()
 	a.Wait()
 	a.stopLive()
+	if a.toolServers != nil {
+		a.toolServers.Close()
+	}
 	errs := []error{a.global.st.Close()}
 	a.mu.Lock()
 	for _, p := range a.projects {

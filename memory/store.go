@@ -38,10 +38,11 @@ type Options struct {
 	// StateDir is this device's own directory for the store, never synced
 	// ($XDG_STATE_HOME/engram, resolved by the caller): it holds the
 	// device's ID (device-id), the journal of its changes (journal/), which
-	// names the replica the store stamps its changes with, and the
-	// conflict copies merged and files repaired (backups/). Empty: no
-	// journal, and a replica of its own for every Open, since nothing
-	// proves across runs what it once held.
+	// names the replica the store stamps its changes with, what Remove
+	// deleted (trash/) and the conflict copies merged and files repaired
+	// (backups/). Empty: no journal, a trash in memory only, and a replica
+	// of its own for every Open, since nothing proves across runs what it
+	// once held.
 	StateDir string
 	// Device, when set, is the replica in this store's Revs, for tests and
 	// callers that vouch for it themselves: a store never replaces it. By
@@ -130,6 +131,7 @@ type Store struct {
 	opened     bool             // Open has read the file: from now on an unparsable file is left alone
 	ioErr      error
 	closed     bool
+	memTrash   []Trashed // the trash of a store without a StateDir (see trash.go)
 
 	// mu guards the fields below it. It is held only for work in memory,
 	// never across a file lock or I/O.
@@ -225,6 +227,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open memory %s: %w", abs, err)
 	}
 	s.opened = true
+	s.pruneTrashLocked()
 	return s, nil
 }
 

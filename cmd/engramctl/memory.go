@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,13 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/adrg/xdg"
-
 	"engram/memory"
 )
 
 func init() {
-	register("memory", "list, add, edit, remove, pin, search, import and export memories", memoryCmd)
+	register("memory", "list, add, edit, remove, forget, pin, search, import and export memories", memoryCmd)
 }
 
 const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
@@ -27,8 +26,13 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
                                                   a text that looks like a secret needs --force
   edit    ID [--kind K] [--text T | TEXT...] [--force]
                                                   change a memory's text or kind
-  rm      ID...                                   delete memories (kept 30 days as tombstones)
-  restore ID...                                   undo rm
+  rm      ID...                                   delete memories: the text leaves memory.json and
+                                                  goes to this device's trash for 30 days
+  restore ID...                                   undo rm, from the trash
+  trash   [empty]                                 list the trash (last removed first), or empty it
+  forget  ID... | --secrets                       forget for good: the text leaves every file Engram
+                                                  keeps (memory.json, journal, backups, trash, chats);
+                                                  --secrets: every memory that looks like a secret
   pin     ID...                                   always inject, never evict
   unpin   ID...
   search  [--k N] QUERY...                        rank memories for a query (last word: a prefix)
@@ -47,8 +51,10 @@ flags of every subcommand:
   --project DIR   the store of a project folder ($XDG_CONFIG_HOME/engram/projects/<slug>/memory.json)
   --json          machine-readable output
 
-This device's journal of changes, its ID and the backups of merged conflict
-copies and repaired files live in $XDG_STATE_HOME/engram.
+This device's journal of changes, its ID, its trash and the backups of merged
+conflict copies and repaired files live in its state folder, which is never
+synced: $XDG_STATE_HOME/engram (macOS, Windows: engram-state beside the engram
+folder).
 
 IDs may be abbreviated to a unique prefix. Plain output is one memory per line:
 ID, kind, flags (pinned, superseded, deleted or -), text with \n, \t and \\ escaped,
@@ -111,11 +117,11 @@ func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
 	if mf.store != "" {
 		return mf.store, nil
 	}
-	dir := filepath.Join(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome), "engram")
+	paths := enginePaths(getenv)
 	if mf.project != "" {
-		return memory.ProjectPath(dir, mf.project), nil
+		return paths.ProjectMemory(mf.project), nil
 	}
-	return memory.GlobalPath(dir), nil
+	return paths.GlobalMemory(), nil
 }
 
 // memoryRun is the state of one memory subcommand.
@@ -136,6 +142,8 @@ var memorySubs = map[string]func(r *memoryRun) func() int{
 	"edit":    memoryEdit,
 	"rm":      func(r *memoryRun) func() int { return memoryEach(r, (*memory.Store).Remove) },
 	"restore": func(r *memoryRun) func() int { return memoryEach(r, (*memory.Store).Restore) },
+	"trash":   memoryTrash,
+	"forget":  memoryForget,
 	"pin":     func(r *memoryRun) func() int { return memoryEach(r, setPin(true)) },
 	"unpin":   func(r *memoryRun) func() int { return memoryEach(r, setPin(false)) },
 	"search":  memorySearch,
@@ -198,8 +206,7 @@ func (r *memoryRun) open() int {
 	if err != nil {
 		return r.usageError("%v", err)
 	}
-	state := filepath.Join(xdgHome(r.env.Getenv, "XDG_STATE_HOME", xdg.StateHome), "engram")
-	s, err := memory.Open(path, memory.Options{StateDir: state})
+	s, err := memory.Open(path, memory.Options{StateDir: enginePaths(r.env.Getenv).StateDir})
 	if err != nil {
 		return r.fail(err)
 	}
@@ -280,10 +287,12 @@ func (r *memoryRun) printEntries(es []memory.Entry) {
 }
 
 func (r *memoryRun) writeJSON(v any) {
-	enc := json.NewEncoder(r.env.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	enc.Encode(v)
+	r.env.Stdout.Write(escapeJSON(b.Bytes()))
 }
 
 func entryFlags(e memory.Entry) string {
