@@ -201,7 +201,7 @@ func TestRecallDoneReportsPinnedAndMarksThemUsed(t *testing.T) {
 func TestOldChatsGetMessageIDs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	paths := agent.DefaultPaths(filepath.Join(dir, "config"), filepath.Join(dir, "data"))
+	paths := agent.DefaultPaths(filepath.Join(dir, "config"), filepath.Join(dir, "data"), filepath.Join(dir, "state"))
 	if err := os.MkdirAll(paths.ChatsDir(), 0o700); err != nil {
 		t.Fatal(err)
 	}

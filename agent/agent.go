@@ -39,7 +39,7 @@ type Options struct {
 	HTTPClient *http.Client
 	Now        func() time.Time // nil: time.Now
 	// Memory are the options of the memory stores the agent opens (Now
-	// defaults to the agent's).
+	// defaults to the agent's, StateDir to Paths.StateDir).
 	Memory memory.Options
 	// MaxSteps bounds the model calls of one turn (default 8); the last
 	// one is offered no tools, so the model has to answer.
@@ -119,10 +119,14 @@ var errClosed = errors.New("agent is closed")
 
 // New opens the global memory store and the saved chats. Nothing is sent
 // over the network. A config without an endpoint is fine: turns then end
-// with CodeNoEndpoint.
+// with CodeNoEndpoint. Every store the agent opens keeps its journal and
+// device ID in Paths.StateDir, which is required like the other two.
 func New(opts Options) (*Agent, error) {
-	if opts.Paths.ConfigDir == "" || opts.Paths.DataDir == "" {
-		return nil, errors.New("new agent: Paths.ConfigDir and Paths.DataDir are required")
+	if opts.Paths.ConfigDir == "" || opts.Paths.DataDir == "" || opts.Paths.StateDir == "" {
+		return nil, errors.New("new agent: Paths.ConfigDir, Paths.DataDir and Paths.StateDir are required")
+	}
+	if opts.Memory.StateDir == "" {
+		opts.Memory.StateDir = opts.Paths.StateDir
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -43,7 +43,7 @@ func BenchmarkSendToRequest(b *testing.B) {
 	dir := b.TempDir()
 	cfg := agent.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.Distill = srv.BaseURL(), "fake-model", false
-	a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d"),
+	a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d", dir+"/s"),
 		HTTPClient: srv.Client(), Memory: memory.Options{MaxEntries: 20000}})
 	if err != nil {
 		b.Fatal(err)
@@ -120,7 +120,7 @@ func BenchmarkDistillRequestSize(b *testing.B) {
 		dir := b.TempDir()
 		cfg := agent.DefaultConfig()
 		cfg.BaseURL, cfg.Model = srv.BaseURL(), "fake-model"
-		a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d"), HTTPClient: srv.Client()})
+		a, err := agent.New(agent.Options{Config: cfg, Paths: agent.DefaultPaths(dir+"/c", dir+"/d", dir+"/s"), HTTPClient: srv.Client()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -54,6 +54,18 @@ func (a *Agent) capturing(cfg Config, chatID string) bool {
 	return err == nil && captureMode(cfg, info) != CaptureOff
 }
 
+// memoryOff reports whether the person switched memory off for the chat
+// (its own capture mode, else the setting's): then the model saves
+// nothing, not even through the memory tools. The older "distill": false
+// alone, without a capture mode, only stops distillation.
+func (a *Agent) memoryOff(cfg Config, chatID string) bool {
+	mode := cfg.Capture
+	if info, err := a.chats.Info(chatID); err == nil && info.Capture != "" {
+		mode = info.Capture
+	}
+	return mode == CaptureOff
+}
+
 // SetCapture sets a chat's capture mode ("" follows the setting).
 func (a *Agent) SetCapture(chatID string, mode CaptureMode) error {
 	m, err := ParseCaptureMode(string(mode))

@@ -249,15 +249,33 @@ func SaveConfig(path string, c Config) error {
 // Paths are the directories Engram keeps its files in.
 type Paths struct {
 	ConfigDir string // $XDG_CONFIG_HOME/engram: config.json, AGENTS.md, memory.json, projects/
-	DataDir   string // $XDG_DATA_HOME/engram: chats/
-	// StateDir is $XDG_STATE_HOME/engram: the progress of Learn ("": DataDir).
+	DataDir   string // $XDG_DATA_HOME/engram: chats/, suggestions.json
+	// StateDir is this device's own folder, never synced ($XDG_STATE_HOME/engram
+	// on Linux): the memory stores' device ID, journal and backups, and the
+	// progress of Learn. The agent opens every store with it.
 	StateDir string
 }
 
-// DefaultPaths returns the Engram directories under the given XDG base
-// directories (the program passes xdg.ConfigHome and xdg.DataHome).
-func DefaultPaths(configHome, dataHome string) Paths {
-	return Paths{ConfigDir: filepath.Join(configHome, "engram"), DataDir: filepath.Join(dataHome, "engram")}
+// DefaultPaths returns the Engram directories under the given base
+// directories (the program passes xdg.ConfigHome, xdg.DataHome and
+// xdg.StateHome): "engram" in each. The state directory is "engram-state"
+// in the state home instead when "engram" there would be the config or data
+// directory or lie inside one of them — as on macOS and Windows, where
+// adrg/xdg gives all three homes the same folder — so that syncing the
+// folder of memory.json never copies this device's ID and journal.
+func DefaultPaths(configHome, dataHome, stateHome string) Paths {
+	p := Paths{ConfigDir: filepath.Join(configHome, "engram"), DataDir: filepath.Join(dataHome, "engram"),
+		StateDir: filepath.Join(stateHome, "engram")}
+	if within(p.StateDir, p.ConfigDir) || within(p.StateDir, p.DataDir) {
+		p.StateDir = filepath.Join(stateHome, "engram-state")
+	}
+	return p
+}
+
+// within reports whether path is dir or lies inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // ConfigFile is the path of config.json.
@@ -276,14 +294,8 @@ func (p Paths) ProjectMemory(projectDir string) string {
 }
 
 // LearnProgress is the file where Learn records how far it got:
-// <StateDir>/learn.json (DataDir when StateDir is not set).
-func (p Paths) LearnProgress() string {
-	dir := p.StateDir
-	if dir == "" {
-		dir = p.DataDir
-	}
-	return filepath.Join(dir, "learn.json")
-}
+// <StateDir>/learn.json.
+func (p Paths) LearnProgress() string { return filepath.Join(p.StateDir, "learn.json") }
 
 // ChatsDir is the directory with one JSON file per chat.
 func (p Paths) ChatsDir() string { return filepath.Join(p.DataDir, "chats") }

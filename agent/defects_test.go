@@ -14,7 +14,7 @@ import (
 func newTestAgent(t *testing.T, now func() time.Time) *Agent {
 	t.Helper()
 	dir := t.TempDir()
-	a, err := New(Options{Paths: DefaultPaths(dir+"/config", dir+"/data"), Now: now})
+	a, err := New(Options{Paths: DefaultPaths(dir+"/config", dir+"/data", dir+"/state"), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

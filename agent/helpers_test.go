@@ -39,7 +39,7 @@ func newHarness(t *testing.T, cfg func(*agent.Config), opts func(*agent.Options)
 	srv := agenttest.NewServer()
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	paths := agent.DefaultPaths(dir+"/config", dir+"/data")
+	paths := agent.DefaultPaths(dir+"/config", dir+"/data", dir+"/state")
 	c := agent.DefaultConfig()
 	c.BaseURL, c.APIKey, c.Model = srv.BaseURL(), "sk-test-key-1234", "fake-model"
 	c.Distill = false

@@ -181,7 +181,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestResolveConfigUsesFileAndEnv(t *testing.T) {
 	t.Parallel()
 	live := modelsServer(t, "served")
-	paths := DefaultPaths(t.TempDir(), t.TempDir())
+	paths := DefaultPaths(t.TempDir(), t.TempDir(), t.TempDir())
 	env := map[string]string{"OPENAI_BASE_URL": live}
 	c, err := ResolveConfig(context.Background(), paths, func(k string) string { return env[k] }, nil)
 	if err != nil || c.BaseURL != live || c.Model != "served" {

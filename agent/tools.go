@@ -20,16 +20,8 @@ const (
 // reports what it changed besides adding. The error, if any, goes back to
 // the model.
 func (a *Agent) runTool(ts *turnState, call llm.ToolCall) (string, error) {
-	s := memtools.Session{
-		Global:  a.global.target(),
-		Shown:   chatShown{seen: &a.seen, chatID: ts.chatID},
-		Recall:  recallAll,
-		Propose: a.pipe.Propose,
-	}
-	if ts.project != nil {
-		pt := ts.project.store.target()
-		s.Project = &pt
-	}
+	s := a.toolSession(ts.project, chatShown{seen: &a.seen, chatID: ts.chatID})
+	s.CaptureOff = a.memoryOff(a.Config(), ts.chatID)
 	out, rv, err := s.Run(call.Name, call.Args)
 	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
 		rv.ChatID = ts.chatID
@@ -74,3 +66,33 @@ type chatShown struct {
 
 func (c chatShown) Add(ids ...string)  { c.seen.add(c.chatID, ids...) }
 func (c chatShown) Has(id string) bool { return c.seen.has(c.chatID, id) }
+
+// toolSession is the memory tools' access to the global store and, with
+// proj, the project's.
+func (a *Agent) toolSession(proj *projectState, shown memtools.Shown) memtools.Session {
+	s := memtools.Session{Global: a.global.target(), Shown: shown, Recall: recallAll, Propose: a.pipe.Propose}
+	if proj != nil {
+		pt := proj.store.target()
+		s.Project = &pt
+	}
+	return s
+}
+
+// ToolSession is access to memory through the memory tools, with the rules
+// the app's chats have, for a client outside them (the MCP server): the
+// global store and, with projectDir, that folder's; shown is the set of
+// memories the client was shown, which are those it may change. Where the
+// capture setting is off, the tools save nothing (see memoryOff).
+func (a *Agent) ToolSession(projectDir string, shown memtools.Shown) (memtools.Session, error) {
+	var proj *projectState
+	if projectDir != "" {
+		p, err := a.project(projectDir)
+		if err != nil {
+			return memtools.Session{}, err
+		}
+		proj = p
+	}
+	s := a.toolSession(proj, shown)
+	s.CaptureOff = a.Config().Capture == CaptureOff
+	return s, nil
+}

@@ -97,3 +97,29 @@ func TestSearchUpdateForgetTools(t *testing.T) {
 		t.Error("a proposal was accepted twice")
 	}
 }
+
+// In a chat whose memory the person switched off, "remember: …" saves
+// nothing: the model's memory_write is answered that memory is off there.
+func TestCaptureOffChatToolSavesNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	h.srv.Push(
+		agenttest.Reply{ToolCalls: []agenttest.ToolCall{
+			{ID: "w", Name: "memory_write", Args: `{"kind":"preference","text":"The user likes green tea."}`},
+		}},
+		agenttest.Reply{Text: "Memory is off here, so I did not save it."},
+	)
+	id := h.newChat()
+	if err := h.a.SetCapture(id, agent.CaptureOff); err != nil {
+		t.Fatal(err)
+	}
+	if log := h.turn(id, "remember: I like green tea"); log.done.Err != nil {
+		t.Fatal(log.done.Err)
+	}
+	if got := h.srv.Requests()[1].ToolResults()["w"]; !strings.Contains(got, "switched off") {
+		t.Errorf("memory_write's result = %q, want it to say memory is off", got)
+	}
+	if es := h.store(agent.ScopeGlobal, "").List(); len(es) != 0 {
+		t.Fatalf("stored %v with memory off", es)
+	}
+}

@@ -18,7 +18,7 @@ import (
 // tests build an agent.
 func newTestAgent(t *testing.T, srv *agenttest.Server) (*agent.Agent, agent.Paths) {
 	t.Helper()
-	paths := agent.Paths{ConfigDir: t.TempDir(), DataDir: t.TempDir()}
+	paths := agent.Paths{ConfigDir: t.TempDir(), DataDir: t.TempDir(), StateDir: t.TempDir()}
 	cfg := agent.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.Distill = srv.BaseURL(), "fake-model", false
 	ag, err := agent.New(agent.Options{Config: cfg, Paths: paths, HTTPClient: srv.Client(),

@@ -93,3 +93,83 @@ func TestSearchMarksResultsShown(t *testing.T) {
 		t.Fatalf("update after search: %q, %+v, %v", out, rv, err)
 	}
 }
+
+// Where the person switched memory off, the model saves nothing: neither
+// a new memory nor a new version of one it was shown.
+func TestCaptureOffSavesNothing(t *testing.T) {
+	t.Parallel()
+	s, st := session(t, "The user drinks black coffee.")
+	s.CaptureOff = true
+	if out, _, err := s.Run(memtools.Write, `{"kind":"preference","text":"The user likes green tea."}`); err == nil {
+		t.Fatalf("memory_write with capture off: %q, no error", out)
+	}
+	id := st.List()[0].ID
+	s.Shown.Add(id)
+	if out, _, err := s.Run(memtools.Update, `{"id":"`+id+`","text":"The user drinks green tea."}`); err == nil {
+		t.Fatalf("memory_update with capture off: %q, no error", out)
+	}
+	if n := len(st.All()); n != 1 {
+		t.Fatalf("%d entries after refused writes, want the 1 there was", n)
+	}
+	if _, _, err := s.Run(memtools.Search, `{"query":"coffee"}`); err != nil {
+		t.Fatalf("memory_search with capture off: %v", err)
+	}
+}
+
+// memory_list lists live memories newest first as JSON lines, the pinned
+// ones alone when asked, and marks what it listed as shown.
+func TestListMemories(t *testing.T) {
+	t.Parallel()
+	s, st := session(t, "The user's cat is called Tom.", "The user lives in Lyon.", "The user plays the cello.")
+	all := st.List()
+	pin := true
+	if _, err := st.Update(all[1].ID, memory.Change{Pinned: &pin}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := s.Run(memtools.List, `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.Split(out, "\n")); n != 3 {
+		t.Fatalf("%d lines for 3 memories:\n%s", n, out)
+	}
+	for _, e := range all {
+		if !s.Shown.Has(e.ID) {
+			t.Errorf("listed memory %s not marked shown", e.ID)
+		}
+	}
+	out, _, err = s.Run(memtools.List, `{"pinned":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hit struct {
+		ID     string
+		Pinned bool
+	}
+	if err := json.Unmarshal([]byte(out), &hit); err != nil || hit.ID != all[1].ID || !hit.Pinned {
+		t.Fatalf("pinned list %q (%v), want only %s", out, err, all[1].ID)
+	}
+	if out, _, err := s.Run(memtools.List, `{"limit":1}`); err != nil || strings.Count(out, "\n") != 0 {
+		t.Fatalf("limit 1: %q, %v", out, err)
+	}
+}
+
+// A search result says how well it matched and which words did.
+func TestSearchResultsCarryScoreAndWords(t *testing.T) {
+	t.Parallel()
+	s, _ := session(t, "The user's sister lives in Osaka.")
+	out, _, err := s.Run(memtools.Search, `{"query":"where does my sister live"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hit struct {
+		Score   float64
+		Matched []string
+	}
+	if err := json.Unmarshal([]byte(out), &hit); err != nil {
+		t.Fatal(err)
+	}
+	if hit.Score <= 0 || len(hit.Matched) == 0 {
+		t.Fatalf("result %s: want a score and the matched words", out)
+	}
+}

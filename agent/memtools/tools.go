@@ -1,7 +1,9 @@
 // Package memtools holds the memory tools a model calls — memory_write,
-// memory_search, memory_update and memory_forget — with their schemas and
-// their rules: nothing secret is saved, only memories the model was shown
-// may change, and a memory a person wrote is only proposed for forgetting.
+// memory_search, memory_update and memory_forget, and memory_list for
+// clients outside the app's chats — with their schemas and their rules:
+// nothing secret is saved, nothing is written where capture is off, only
+// memories the model was shown may change, and a memory a person wrote is
+// only proposed for forgetting.
 // They work on the stores of one Session and return what changed, for the
 // host to report.
 package memtools
@@ -10,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -25,6 +28,7 @@ const (
 	Search = "memory_search"
 	Update = "memory_update"
 	Forget = "memory_forget"
+	List   = "memory_list"
 )
 
 // Defs are the memory tools as they are offered to a model.
@@ -46,6 +50,16 @@ var Defs = []llm.Tool{
 		"to forget it or it is no longer true. A memory the user wrote is only proposed for forgetting; the user decides.",
 		Parameters: object(map[string]schema{"id": {Type: "string"}, "reason": {Type: "string"}}, "id")},
 }
+
+// ListDef is memory_list, offered to clients that have no recall of their
+// own injected into the prompt (the MCP server), not to the app's chats.
+var ListDef = llm.Tool{Name: List, Description: "List the saved memories, newest first, one JSON object per " +
+	"line: id, scope, kind, date, pinned and text.",
+	Parameters: object(map[string]schema{
+		"scope":  {Type: "string", Enum: []string{string(chat.ScopeGlobal), string(chat.ScopeProject)}},
+		"pinned": {Type: "boolean", Description: "only the pinned memories"},
+		"limit":  {Type: "integer", Description: "at most this many (default 50)"},
+	})}
 
 // schema is the part of JSON Schema that the tools' arguments use.
 type schema struct {
@@ -83,6 +97,8 @@ type toolArgs struct {
 	Query  string `json:"query"`
 	ID     string `json:"id"`
 	Reason string `json:"reason"`
+	Pinned bool   `json:"pinned"`
+	Limit  int    `json:"limit"`
 }
 
 // searchResults is how many memories memory_search returns at most.
@@ -105,8 +121,12 @@ type Session struct {
 	// Recall returns the best k hits for query over the stores, by a score
 	// comparable across stores.
 	Recall func(stores []distill.Target, query string, k int) []chat.Hit
-	// Propose holds a forget proposal for the person.
+	// Propose holds a forget proposal for the person; nil where no person
+	// can be asked (a memory the person wrote is then left alone).
 	Propose func(distill.Forgotten)
+	// CaptureOff says the person switched memory off for this
+	// conversation: memory_write and memory_update save nothing.
+	CaptureOff bool
 }
 
 // Run executes a tool call: its result for the model, what it changed
@@ -133,6 +153,8 @@ func (s Session) Run(name, rawArgs string) (string, distill.MemoriesRevised, err
 		out, rv, err = s.update(args)
 	case Forget:
 		out, rv, err = s.forget(args)
+	case List:
+		out, err = s.list(args)
 	default:
 		err = fmt.Errorf("there is no tool %q; the tools are memory_write, memory_search, memory_update "+
 			"and memory_forget", name)
@@ -150,6 +172,9 @@ func (s Session) write(args toolArgs) (string, error) {
 	}
 	if strings.TrimSpace(args.Text) == "" {
 		return "", errors.New(`"text" is required`)
+	}
+	if err := s.refuseCapture(); err != nil {
+		return "", err
 	}
 	if err := refuseSecret(args.Text); err != nil {
 		return "", err
@@ -181,32 +206,95 @@ func (s Session) search(args toolArgs) (string, error) {
 	if q == "" {
 		return "", errors.New(`"query" is required`)
 	}
-	hits := s.Recall(s.stores(), q, searchResults)
+	hits := s.Recall(s.Stores(), q, searchResults)
 	if len(hits) == 0 {
 		return "No memories match.", nil
 	}
+	lines := make([]resultLine, len(hits))
+	for i, h := range hits {
+		lines[i] = line(h.Entry, h.Scope)
+		lines[i].Score, lines[i].Matched = float64(int(h.Score*1000))/1000, h.Terms
+	}
+	return s.results(lines)
+}
+
+// listLimit is how many memories memory_list returns unless told.
+const listLimit = 50
+
+// list lists the live memories of the stores, newest first.
+func (s Session) list(args toolArgs) (string, error) {
+	stores := s.Stores()
+	switch strings.ToLower(strings.TrimSpace(args.Scope)) {
+	case "":
+	case string(chat.ScopeGlobal):
+		stores = stores[:1]
+	case string(chat.ScopeProject):
+		if s.Project == nil {
+			return "", errors.New(`no project folder is pinned; use scope "global"`)
+		}
+		stores = []distill.Target{*s.Project}
+	default:
+		return "", fmt.Errorf(`unknown scope %q: use "global" or "project"`, args.Scope)
+	}
+	var hits []chat.Hit
+	for _, t := range stores {
+		for _, e := range t.Store.List() {
+			if !args.Pinned || e.Pinned {
+				hits = append(hits, chat.Hit{Hit: memory.Hit{Entry: e}, Scope: t.Scope})
+			}
+		}
+	}
+	if len(hits) == 0 {
+		return "No memories.", nil
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		return memory.Confirmed(hits[i].Entry).After(memory.Confirmed(hits[j].Entry))
+	})
+	limit := args.Limit
+	if limit <= 0 {
+		limit = listLimit
+	}
+	lines := make([]resultLine, min(limit, len(hits)))
+	for i := range lines {
+		lines[i] = line(hits[i].Entry, hits[i].Scope)
+	}
+	return s.results(lines)
+}
+
+// results renders result lines, one JSON object each, and marks their
+// memories shown.
+func (s Session) results(lines []resultLine) (string, error) {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	for _, h := range hits {
-		s.Shown.Add(h.Entry.ID)
-		err := enc.Encode(searchHit{ID: h.Entry.ID, Scope: h.Scope, Kind: h.Entry.Kind,
-			Date: memory.Confirmed(h.Entry).UTC().Format(time.DateOnly), Text: memory.Defuse(h.Entry.Text)})
-		if err != nil {
+	for _, l := range lines {
+		s.Shown.Add(l.ID)
+		if err := enc.Encode(l); err != nil {
 			return "", fmt.Errorf("could not write the results: %w", err)
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// searchHit is one line of memory_search's result: a JSON object, so that
-// no memory's text can pass for another result or for the tool's own words.
-type searchHit struct {
-	ID    string      `json:"id"`
-	Scope chat.Scope  `json:"scope"`
-	Kind  memory.Kind `json:"kind"`
-	Date  string      `json:"date"`
-	Text  string      `json:"text"`
+// resultLine is one line of memory_search's or memory_list's result: a
+// JSON object, so that no memory's text can pass for another result or
+// for the tool's own words. A search adds its score and the words that
+// matched.
+type resultLine struct {
+	ID      string      `json:"id"`
+	Scope   chat.Scope  `json:"scope"`
+	Kind    memory.Kind `json:"kind"`
+	Date    string      `json:"date"`
+	Pinned  bool        `json:"pinned,omitempty"`
+	Score   float64     `json:"score,omitempty"`
+	Matched []string    `json:"matched,omitempty"`
+	Text    string      `json:"text"`
+}
+
+// line is the result line of a memory, its text defused.
+func line(e memory.Entry, scope chat.Scope) resultLine {
+	return resultLine{ID: e.ID, Scope: scope, Kind: e.Kind, Date: memory.Confirmed(e).UTC().Format(time.DateOnly),
+		Pinned: e.Pinned, Text: memory.Defuse(e.Text)}
 }
 
 // toolUpdate replaces a memory the model was shown by a new version (a
@@ -221,6 +309,9 @@ func (s Session) update(args toolArgs) (string, distill.MemoriesRevised, error) 
 	text := strings.TrimSpace(args.Text)
 	if text == "" {
 		return "", none, errors.New(`"text" is required; use memory_forget to delete a memory`)
+	}
+	if err := s.refuseCapture(); err != nil {
+		return "", none, err
 	}
 	if err := refuseSecret(text); err != nil {
 		return "", none, err
@@ -252,6 +343,10 @@ func (s Session) forget(args toolArgs) (string, distill.MemoriesRevised, error) 
 	}
 	f := distill.Forgotten{Scope: target.Target.Scope, Dir: target.Target.Dir, Entry: target.Entry,
 		Reason: distill.OneLine(args.Reason)}
+	if distill.Personal(target.Entry) && s.Propose == nil {
+		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten: only the user can forget "+
+			"it, in Engram.", target.Entry.ID), distill.MemoriesRevised{}, nil
+	}
 	if distill.Personal(target.Entry) {
 		s.Propose(f)
 		return fmt.Sprintf("Memory %s was written by the user, so it is not forgotten yet: the user was asked "+
@@ -261,6 +356,19 @@ func (s Session) forget(args toolArgs) (string, distill.MemoriesRevised, error) 
 		return "", distill.MemoriesRevised{}, fmt.Errorf("could not forget memory %s: %w", args.ID, err)
 	}
 	return fmt.Sprintf("Forgot memory %s.", args.ID), distill.MemoriesRevised{Forgotten: []distill.Forgotten{f}}, nil
+}
+
+// errCaptureOff is the answer of a write where the person switched memory
+// off.
+var errCaptureOff = errors.New("memory is switched off for this conversation, so nothing was saved; " +
+	"tell the user they can save it themselves if they want it kept")
+
+// refuseCapture refuses a write where capture is off.
+func (s Session) refuseCapture() error {
+	if s.CaptureOff {
+		return errCaptureOff
+	}
+	return nil
 }
 
 // refuseSecret is the tools' answer to a text that looks like a secret.
@@ -287,8 +395,8 @@ func (s Session) shownTarget(id string) (distill.Shown, error) {
 	return distill.Shown{Target: t, Entry: e}, nil
 }
 
-// stores are the stores the conversation sees: global, then the project's.
-func (s Session) stores() []distill.Target {
+// Stores are the stores the conversation sees: global, then the project's.
+func (s Session) Stores() []distill.Target {
 	if s.Project == nil {
 		return []distill.Target{s.Global}
 	}
@@ -301,7 +409,7 @@ func (s Session) storeOf(id string) (distill.Target, error) {
 	if id == "" {
 		return distill.Target{}, errors.New(`"id" is required; find IDs with memory_search`)
 	}
-	for _, t := range s.stores() {
+	for _, t := range s.Stores() {
 		if e, ok := t.Store.Get(id); ok && e.Live() {
 			return t, nil
 		}

@@ -140,7 +140,7 @@ type session struct {
 }
 
 func (s *session) paths() agent.Paths {
-	return agent.DefaultPaths(filepath.Join(s.xdg, "config"), filepath.Join(s.xdg, "data"))
+	return agent.DefaultPaths(filepath.Join(s.xdg, "config"), filepath.Join(s.xdg, "data"), filepath.Join(s.xdg, "state"))
 }
 
 // home is the session's home folder.
@@ -151,7 +151,7 @@ func (s *session) home() string { return filepath.Join(s.xdg, "home") }
 func (s *session) env() []string {
 	env := []string{"DISPLAY=" + s.e.display, "HOME=" + s.home(),
 		"XDG_CONFIG_HOME=" + filepath.Join(s.xdg, "config"), "XDG_DATA_HOME=" + filepath.Join(s.xdg, "data"),
-		"XDG_CACHE_HOME=" + filepath.Join(s.xdg, "cache"), "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+		"XDG_STATE_HOME=" + filepath.Join(s.xdg, "state"), "XDG_CACHE_HOME=" + filepath.Join(s.xdg, "cache"), "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
 	for _, kv := range s.extraEnv {
 		key, _, _ := strings.Cut(kv, "=")
 		env = append(slices.DeleteFunc(env, func(old string) bool { return strings.HasPrefix(old, key+"=") }), kv)

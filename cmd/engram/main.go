@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -25,7 +24,6 @@ import (
 
 	"engram/agent"
 	"engram/cmd/internal/version"
-	"engram/memory"
 	"engram/ui"
 )
 
@@ -44,7 +42,6 @@ func main() {
 // options is what the command line and the environment decide.
 type options struct {
 	paths       agent.Paths
-	state       string // this device's own state: the memory journal, backups ("" for none)
 	home        string // shown as ~ in folder names
 	getenv      func(string) string
 	do          func(func()) // nil: fyne.Do
@@ -54,11 +51,11 @@ type options struct {
 // parseFlags reads the command line; the folders default to the XDG ones.
 func parseFlags(args []string, getenv func(string) string) (options, error) {
 	fs := flag.NewFlagSet("engram", flag.ContinueOnError)
-	def := agent.DefaultPaths(xdg.ConfigHome, xdg.DataHome)
+	def := agent.DefaultPaths(xdg.ConfigHome, xdg.DataHome, xdg.StateHome)
 	configDir := fs.String("config-dir", def.ConfigDir, "folder of config.json, AGENTS.md and the memories")
 	dataDir := fs.String("data-dir", def.DataDir, "folder of the chats")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	stateDir := fs.String("state-dir", filepath.Join(xdg.StateHome, "engram"), "this device's own folder: the journal of memory changes, backups")
+	stateDir := fs.String("state-dir", def.StateDir, "this device's own folder, never synced: its ID, the journal of memory changes, backups")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -67,7 +64,6 @@ func parseFlags(args []string, getenv func(string) string) (options, error) {
 	}
 	return options{
 		paths:       agent.Paths{ConfigDir: *configDir, DataDir: *dataDir, StateDir: *stateDir},
-		state:       *stateDir,
 		home:        xdg.Home,
 		getenv:      getenv,
 		showVersion: *showVersion,
@@ -118,8 +114,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	closed := false
 	go func() {
 		cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
-			Memory: memory.Options{StateDir: opts.state}})
+		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv})
 		openErr = err
 		opened <- ag // before do: a window closed meanwhile still closes the agent
 		do(func() {

@@ -45,7 +45,7 @@ func TestRunVersion(t *testing.T) {
 // with a first chat saved to disk, and a broken config file is survived.
 func TestRunAppFirstStart(t *testing.T) {
 	dir := t.TempDir()
-	paths := agent.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data")}
+	paths := agent.DefaultPaths(filepath.Join(dir, "config"), filepath.Join(dir, "data"), filepath.Join(dir, "state"))
 	if err := os.MkdirAll(paths.ConfigDir, 0o755); err != nil {
 		t.Fatal(err)
 	}

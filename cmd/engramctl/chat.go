@@ -9,21 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adrg/xdg"
-
 	"engram/agent"
 )
 
 func init() {
 	register("chat", "one chat turn from the terminal: streams the answer, shows recalled memories",
 		runChat)
-}
-
-// chatPaths resolves Engram's directories from XDG_CONFIG_HOME and
-// XDG_DATA_HOME (see xdgHome).
-func chatPaths(getenv func(string) string) agent.Paths {
-	return agent.DefaultPaths(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome),
-		xdgHome(getenv, "XDG_DATA_HOME", xdg.DataHome))
 }
 
 // runChat is `engramctl chat [--chat ID] [--project DIR] [--no-recall]
@@ -66,7 +57,7 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		return exitUsage
 	}
 
-	paths := chatPaths(env.Getenv)
+	paths := enginePaths(env.Getenv)
 	cfg, err := agent.ResolveConfig(ctx, paths, env.Getenv, nil)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)

@@ -23,7 +23,13 @@ type chatEnv struct {
 
 func newChatEnv(t *testing.T) *chatEnv {
 	t.Helper()
-	srv := agenttest.NewServer()
+	return newChatEnvOn(t, agenttest.NewServer())
+}
+
+// newChatEnvOn is newChatEnv on the fake endpoint srv, which it closes at
+// the end of the test.
+func newChatEnvOn(t *testing.T, srv *agenttest.Server) *chatEnv {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	home := t.TempDir()
 	return &chatEnv{srv: srv, home: home, vars: map[string]string{
@@ -32,6 +38,7 @@ func newChatEnv(t *testing.T) *chatEnv {
 		"ENGRAM_MODEL":    "cli-model",
 		"XDG_CONFIG_HOME": filepath.Join(home, "config"),
 		"XDG_DATA_HOME":   filepath.Join(home, "data"),
+		"XDG_STATE_HOME":  filepath.Join(home, "state"),
 	}}
 }
 
@@ -118,7 +125,7 @@ func TestChatStreamsAnswerRecallsAndWaitsForDistillation(t *testing.T) {
 		t.Errorf("--chat did not continue the chat: %+v", last.Messages)
 	}
 	// --no-recall is for that turn only.
-	a, err := agent.New(agent.Options{Paths: chatPaths(func(k string) string { return e.vars[k] })})
+	a, err := agent.New(agent.Options{Paths: enginePaths(func(k string) string { return e.vars[k] })})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func (r *memoryRun) scrubChats(gone []memory.Entry) error {
 	if len(gone) == 0 {
 		return nil
 	}
-	cs, err := chat.Load(chatPaths(r.env.Getenv).ChatsDir(), time.Now)
+	cs, err := chat.Load(enginePaths(r.env.Getenv).ChatsDir(), time.Now)
 	if err != nil {
 		return fmt.Errorf("take the forgotten memories out of the chats: %w", err)
 	}

@@ -4,21 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/adrg/xdg"
 
 	"engram/agent"
 )
-
-// learnPaths are chatPaths with the state directory, where `memory learn`
-// keeps its progress ($XDG_STATE_HOME/engram/learn.json).
-func learnPaths(getenv func(string) string) agent.Paths {
-	p := chatPaths(getenv)
-	p.StateDir = filepath.Join(xdgHome(getenv, "XDG_STATE_HOME", xdg.StateHome), "engram")
-	return p
-}
 
 // memoryLearn is `engramctl memory learn [--chat ID | --all] [--delay D]
 // [--restart]`: consolidation over existing chats (see agent.Learn), one
@@ -41,7 +30,7 @@ func memoryLearn(r *memoryRun) func() int {
 		case *delay < 0:
 			return r.usageError("--delay must not be negative")
 		}
-		paths := learnPaths(r.env.Getenv)
+		paths := enginePaths(r.env.Getenv)
 		if *restart {
 			if err := os.Remove(paths.LearnProgress()); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return r.fail(fmt.Errorf("restart: %w", err))

@@ -51,24 +51,14 @@ func (e *chatEnv) writeChats(t *testing.T, n int) []string {
 
 var itemRE = regexp.MustCompile(`project item (\d+-\d+)`)
 
-// newLearnEnv is a chatEnv with a state directory whose fake answers each
+// newLearnEnv is a chatEnv whose fake answers each
 // distillation with one memory about the turn's item, and counts them. The
 // fake is set up before its server starts serving, so the server's
 // goroutines see it.
 func newLearnEnv(t *testing.T, count *atomic.Int64, onCall func(n int64)) *chatEnv {
 	t.Helper()
 	f := &agenttest.Fake{Respond: learnReply(count, onCall)}
-	srv := &agenttest.Server{Fake: f, HTTP: httptest.NewServer(f)}
-	t.Cleanup(srv.Close)
-	home := t.TempDir()
-	return &chatEnv{srv: srv, home: home, vars: map[string]string{
-		"OPENAI_BASE_URL": srv.BaseURL(),
-		"OPENAI_API_KEY":  "sk-cli-test",
-		"ENGRAM_MODEL":    "cli-model",
-		"XDG_CONFIG_HOME": filepath.Join(home, "config"),
-		"XDG_DATA_HOME":   filepath.Join(home, "data"),
-		"XDG_STATE_HOME":  filepath.Join(home, "state"),
-	}}
+	return newChatEnvOn(t, &agenttest.Server{Fake: f, HTTP: httptest.NewServer(f)})
 }
 
 func learnReply(count *atomic.Int64, onCall func(n int64)) func(agenttest.Request) agenttest.Reply {

@@ -1,5 +1,6 @@
 // Command engramctl is the headless Engram CLI (pure Go, no cgo):
 //
+//	engramctl [--raw] COMMAND ...
 //	engramctl memory list|add|edit|rm|restore|pin|unpin|search|import|export ...
 //	engramctl bench-recall --memories FILE --queries FILE [--k N]
 //	engramctl version
@@ -24,6 +25,10 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/adrg/xdg"
+
+	"engram/agent"
 )
 
 // Exit codes.
@@ -76,8 +81,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return runIO(ctx, args, os.Stdin, stdout, stderr, getenv)
 }
 
-// runIO is run with standard input given, for tests.
+// runIO is run with standard input given, for tests. Unless the first
+// argument is --raw, what the command writes goes through a textWriter
+// (terminal.go), which drops the characters a terminal would act on.
 func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && (args[0] == "--raw" || args[0] == "-raw") {
+		args = args[1:]
+	} else {
+		stdout, stderr = &textWriter{w: stdout}, &textWriter{w: stderr}
+	}
 	env := &cliEnv{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
 	if len(args) == 0 {
 		usage(stderr)
@@ -99,6 +111,15 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	return cmd.run(ctx, args[1:], env)
 }
 
+// enginePaths are Engram's directories under XDG_CONFIG_HOME,
+// XDG_DATA_HOME and XDG_STATE_HOME (see xdgHome and agent.DefaultPaths):
+// the one place every command finds the stores, the chats and this
+// device's state folder.
+func enginePaths(getenv func(string) string) agent.Paths {
+	return agent.DefaultPaths(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome),
+		xdgHome(getenv, "XDG_DATA_HOME", xdg.DataHome), xdgHome(getenv, "XDG_STATE_HOME", xdg.StateHome))
+}
+
 // xdgHome is the XDG base directory in the environment variable name, read
 // through getenv, or def when the variable is unset or not an absolute path
 // (the XDG spec says to ignore relative ones).
@@ -110,7 +131,11 @@ func xdgHome(getenv func(string) string, name, def string) string {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: engramctl COMMAND [ARGS]\n\ncommands:")
+	fmt.Fprintln(w, "usage: engramctl COMMAND [ARGS]\n"+
+		"       engramctl --raw COMMAND [ARGS]\n\n"+
+		"Control characters (but newline and tab) and bidi overrides in memories, answers and\n"+
+		"messages are left out, so that no text can retitle, clear or drive the terminal;\n"+
+		"--raw prints them as they are. JSON output keeps them either way, escaped.\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for name := range commands {
 		names = append(names, name)

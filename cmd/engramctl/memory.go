@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-
-	"github.com/adrg/xdg"
 
 	"engram/memory"
 )
@@ -53,7 +52,9 @@ flags of every subcommand:
   --json          machine-readable output
 
 This device's journal of changes, its ID, its trash and the backups of merged
-conflict copies and repaired files live in $XDG_STATE_HOME/engram.
+conflict copies and repaired files live in its state folder, which is never
+synced: $XDG_STATE_HOME/engram (macOS, Windows: engram-state beside the engram
+folder).
 
 IDs may be abbreviated to a unique prefix. Plain output is one memory per line:
 ID, kind, flags (pinned, superseded, deleted or -), text with \n, \t and \\ escaped,
@@ -116,11 +117,11 @@ func (mf *memoryFlags) storePath(getenv func(string) string) (string, error) {
 	if mf.store != "" {
 		return mf.store, nil
 	}
-	dir := filepath.Join(xdgHome(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome), "engram")
+	paths := enginePaths(getenv)
 	if mf.project != "" {
-		return memory.ProjectPath(dir, mf.project), nil
+		return paths.ProjectMemory(mf.project), nil
 	}
-	return memory.GlobalPath(dir), nil
+	return paths.GlobalMemory(), nil
 }
 
 // memoryRun is the state of one memory subcommand.
@@ -205,8 +206,7 @@ func (r *memoryRun) open() int {
 	if err != nil {
 		return r.usageError("%v", err)
 	}
-	state := filepath.Join(xdgHome(r.env.Getenv, "XDG_STATE_HOME", xdg.StateHome), "engram")
-	s, err := memory.Open(path, memory.Options{StateDir: state})
+	s, err := memory.Open(path, memory.Options{StateDir: enginePaths(r.env.Getenv).StateDir})
 	if err != nil {
 		return r.fail(err)
 	}
@@ -287,10 +287,12 @@ func (r *memoryRun) printEntries(es []memory.Entry) {
 }
 
 func (r *memoryRun) writeJSON(v any) {
-	enc := json.NewEncoder(r.env.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	enc.Encode(v)
+	r.env.Stdout.Write(escapeJSON(b.Bytes()))
 }
 
 func entryFlags(e memory.Entry) string {

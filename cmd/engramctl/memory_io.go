@@ -1,13 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"engram/memory"
@@ -166,7 +166,7 @@ func memoryExport(r *memoryRun) func() int {
 		if *all {
 			es = r.store.All()
 		}
-		var b strings.Builder
+		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		if *jsonl {
@@ -190,11 +190,12 @@ func memoryExport(r *memoryRun) func() int {
 				Entries []memory.Entry `json:"entries"`
 			}{2, seen, es})
 		}
+		out := escapeJSON(b.Bytes())
 		if len(r.args) == 0 || r.args[0] == "-" {
-			io.WriteString(r.env.Stdout, b.String())
+			r.env.Stdout.Write(out)
 			return exitOK
 		}
-		if err := os.WriteFile(r.args[0], []byte(b.String()), 0o600); err != nil {
+		if err := os.WriteFile(r.args[0], out, 0o600); err != nil {
 			return r.fail(fmt.Errorf("write %s: %w", r.args[0], err))
 		}
 		return exitOK
