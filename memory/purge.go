@@ -30,6 +30,7 @@ type purgeSet struct {
 	texts     map[string]bool
 	flag      func(text string) bool
 	keepTrash bool
+	cached    [][]byte // forms, until a text is added
 }
 
 func newPurgeSet(gone []Entry, flag func(string) bool) *purgeSet {
@@ -42,8 +43,9 @@ func newPurgeSet(gone []Entry, flag func(string) bool) *purgeSet {
 }
 
 func (p *purgeSet) add(text string) {
-	if text != "" {
+	if text != "" && !p.texts[text] {
 		p.texts[text] = true
+		p.cached = nil
 	}
 }
 
@@ -117,32 +119,27 @@ func (j *journal) purge(ps *purgeSet) error {
 		return fmt.Errorf("purge journal %s: %w", j.path, err)
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	drop := make([]bool, len(lines))
-	parsed := make([]bool, len(lines))
-	for i, line := range lines {
+	keep := make([][]byte, 0, len(lines))
+	records := 0
+	for _, line := range lines {
+		if ps.flag == nil && !ps.mentioned(line) {
+			keep = append(keep, line) // a record of another entry (or not a record)
+			records++
+			continue
+		}
 		var r journalRecord
-		if json.Unmarshal(line, &r) == nil && validID(r.ID) {
-			parsed[i], drop[i] = true, ps.holds(r.ID, r.Text)
-		}
-	}
-	forms := ps.forms()
-	var keep [][]byte
-	for i, line := range lines {
-		if !parsed[i] && containsAny(line, forms) {
-			drop[i] = true
-		}
-		if !drop[i] {
+		switch {
+		case json.Unmarshal(line, &r) == nil && validID(r.ID):
+			if !ps.holds(r.ID, r.Text) {
+				keep = append(keep, line)
+				records++
+			}
+		case !containsAny(line, ps.forms()):
 			keep = append(keep, line)
 		}
 	}
 	if len(keep) == len(lines) {
 		return nil
-	}
-	records := 0
-	for i := range lines {
-		if parsed[i] && !drop[i] {
-			records++
-		}
 	}
 	if err := durable.WriteFileAtomic(j.path, bytes.Join(keep, nil)); err != nil {
 		return fmt.Errorf("purge journal: %w", err)
@@ -198,16 +195,23 @@ func scrubFile(p string, ps *purgeSet) error {
 	if ps.flag == nil && !ps.mentioned(data) {
 		return nil
 	}
-	for _, e := range salvageEntries(data, time.Time{}) {
-		ps.holds(e.ID, e.Text)
+	// A text held here in none of the forms (escaped some other way) is
+	// looked for again once the forms are replaced.
+	recheck := ps.flag != nil
+	for _, e := range copyEntries(data) {
+		if ps.holds(e.ID, e.Text) && !containsAny(data, appendForms(nil, e.Text)) {
+			recheck = true
+		}
 	}
 	out := data
 	for _, f := range ps.forms() {
 		out = bytes.ReplaceAll(out, f, []byte(`""`))
 	}
 	left := false
-	for _, e := range salvageEntries(out, time.Time{}) {
-		left = left || ps.holds(e.ID, e.Text)
+	if recheck {
+		for _, e := range copyEntries(out) {
+			left = left || ps.holds(e.ID, e.Text)
+		}
 	}
 	switch {
 	case left:
@@ -235,21 +239,40 @@ func (p *purgeSet) mentioned(data []byte) bool {
 	return containsAny(data, p.forms())
 }
 
+// copyEntries reads the entries of a copy of a memory file: all of them
+// when it parses, else those Repair could salvage.
+func copyEntries(data []byte) []Entry {
+	if fc, err := parseDoc(data, time.Time{}); err == nil {
+		return fc.entries
+	}
+	return salvageEntries(data, time.Time{})
+}
+
 // forms are the ways a JSON file may write the texts, quotes included:
 // as the store writes them, with HTML characters escaped (Go's
 // encoding/json) and with everything past ASCII escaped.
 func (p *purgeSet) forms() [][]byte {
-	var out [][]byte
+	if p.cached != nil {
+		return p.cached
+	}
+	out := [][]byte{}
 	for text := range p.texts {
-		html, _ := json.Marshal(text)
-		for _, f := range [][]byte{jsonString(nil, text), html, asciiJSON(text)} {
-			if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, f) }) {
-				out = append(out, f)
-			}
-		}
+		out = appendForms(out, text)
 	}
 	// Longest first, so a text inside another is not replaced first.
 	slices.SortFunc(out, func(a, b []byte) int { return len(b) - len(a) })
+	p.cached = out
+	return out
+}
+
+// appendForms appends to out the forms of text it lacks.
+func appendForms(out [][]byte, text string) [][]byte {
+	html, _ := json.Marshal(text)
+	for _, f := range [][]byte{jsonString(nil, text), html, asciiJSON(text)} {
+		if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, f) }) {
+			out = append(out, f)
+		}
+	}
 	return out
 }
 
