@@ -307,6 +307,9 @@ func (s *Store) Restore(id string) error {
 			recs[id] = e
 			return []string{id}, true, nil
 		}
+		if err := s.updateTrashLocked(now, nil); err != nil { // drops what expired
+			return nil, false, err
+		}
 		t, inTrash, err := s.trashedLocked(id, now)
 		switch {
 		case err != nil:

@@ -203,3 +203,54 @@ func TestPurgeKeepsOtherJournalLines(t *testing.T) {
 		t.Errorf("the journal brings back %q", got)
 	}
 }
+
+// TestTrashDropsWhatAnotherDeviceForgot: a memory removed here and, at the
+// same time, forgotten on another device whose deletion wins the merge
+// leaves this device's trash, so Restore cannot bring it back.
+func TestTrashDropsWhatAnotherDeviceForgot(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	root := t.TempDir()
+	pathA := filepath.Join(root, "a", "memory.json")
+	pathB := filepath.Join(root, "b", "memory.json")
+	a := openStore(t, pathA, memory.Options{Now: clk.Now, StateDir: filepath.Join(root, "state-a")})
+	x := mustAdd(t, a, memory.Entry{Text: flowerpot})
+	data, err := os.ReadFile(pathA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(pathB), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pathB, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := openStore(t, pathB, memory.Options{Now: clk.Now, StateDir: filepath.Join(root, "state-b")})
+	clk.Advance(time.Minute)
+	if err := a.Remove(x.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	if _, err := b.Forget(x.ID); err != nil {
+		t.Fatal(err)
+	}
+	fromB, err := os.ReadFile(pathB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a", "memory.sync-conflict-20261201-101010-BBBBBBB.json"), fromB, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if items, err := a.Trash(); err != nil || len(items) != 0 {
+		t.Errorf("a's trash after b's forget won: %+v, %v", items, err)
+	}
+	if err := a.Restore(x.ID); !errors.Is(err, memory.ErrForgotten) {
+		t.Errorf("Restore on a after b's forget: %v", err)
+	}
+	if got := holders(t, root, "flowerpot"); len(got) != 0 {
+		t.Errorf("the text is still in %q", got)
+	}
+}
