@@ -31,6 +31,7 @@ type purgeSet struct {
 	flag      func(text string) bool
 	keepTrash bool
 	cached    [][]byte // forms, until a text is added
+	idForms   [][]byte // the IDs as JSON strings
 }
 
 func newPurgeSet(gone []Entry, flag func(string) bool) *purgeSet {
@@ -122,7 +123,7 @@ func (j *journal) purge(ps *purgeSet) error {
 	keep := make([][]byte, 0, len(lines))
 	records := 0
 	for _, line := range lines {
-		if ps.flag == nil && !ps.mentioned(line) {
+		if ps.few() && !ps.mentioned(line) {
 			keep = append(keep, line) // a record of another entry (or not a record)
 			records++
 			continue
@@ -192,26 +193,16 @@ func scrubFile(p string, ps *purgeSet) error {
 	if err != nil {
 		return fmt.Errorf("scrub backup %s: %w", p, err)
 	}
-	if ps.flag == nil && !ps.mentioned(data) {
+	if ps.few() && !ps.mentioned(data) {
 		return nil
 	}
-	// A text held here in none of the forms (escaped some other way) is
-	// looked for again once the forms are replaced.
-	recheck := ps.flag != nil
 	for _, e := range copyEntries(data) {
-		if ps.holds(e.ID, e.Text) && !containsAny(data, appendForms(nil, e.Text)) {
-			recheck = true
-		}
+		ps.holds(e.ID, e.Text)
 	}
-	out := data
-	for _, f := range ps.forms() {
-		out = bytes.ReplaceAll(out, f, []byte(`""`))
-	}
+	out := []byte(ps.replacer().Replace(string(data)))
 	left := false
-	if recheck {
-		for _, e := range copyEntries(out) {
-			left = left || ps.holds(e.ID, e.Text)
-		}
+	for _, e := range copyEntries(out) {
+		left = left || ps.holds(e.ID, e.Text)
 	}
 	switch {
 	case left:
@@ -228,15 +219,30 @@ func scrubFile(p string, ps *purgeSet) error {
 	return nil
 }
 
+// few reports whether ps is small enough (a handful of IDs and texts, no
+// flag) that looking for its forms in a line or a file is cheaper than
+// parsing it.
+func (p *purgeSet) few() bool { return p.flag == nil && len(p.ids)+len(p.texts) <= 8 }
+
+// replacer replaces every form of the texts with "", in one pass.
+func (p *purgeSet) replacer() *strings.Replacer {
+	forms := p.forms()
+	args := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		args = append(args, string(f), `""`)
+	}
+	return strings.NewReplacer(args...)
+}
+
 // mentioned reports whether data holds one of the IDs or texts of ps as
 // JSON writes them: a file that holds none has nothing to scrub.
 func (p *purgeSet) mentioned(data []byte) bool {
-	for id := range p.ids {
-		if bytes.Contains(data, jsonString(nil, id)) {
-			return true
+	if p.idForms == nil {
+		for id := range p.ids {
+			p.idForms = append(p.idForms, jsonString(nil, id))
 		}
 	}
-	return containsAny(data, p.forms())
+	return containsAny(data, p.idForms) || containsAny(data, p.forms())
 }
 
 // copyEntries reads the entries of a copy of a memory file: all of them

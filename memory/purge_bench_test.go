@@ -70,3 +70,20 @@ func benchChange(b *testing.B, op func(s *memory.Store, id string) error) {
 		i++
 	}
 }
+
+// BenchmarkRemoveAll1k removes all 1,000 entries of a journaled store with
+// one RemoveAll (the inspector's "select all, delete").
+func BenchmarkRemoveAll1k(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		s := benchJournaled(b, 1000)
+		var ids []string
+		for _, e := range s.List() {
+			ids = append(ids, e.ID)
+		}
+		b.StartTimer()
+		if removed, err := s.RemoveAll(ids); err != nil || len(removed) != 1000 {
+			b.Fatalf("removed %d, %v", len(removed), err)
+		}
+	}
+}

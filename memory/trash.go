@@ -130,11 +130,19 @@ func writeTrash(p string, items []Trashed) error {
 	return nil
 }
 
-// trashLocked puts e in the trash, in place of an earlier version of it.
-func (s *Store) trashLocked(e Entry, now time.Time) error {
+// trashLocked puts es in the trash, each in place of an earlier version
+// of it.
+func (s *Store) trashLocked(es []Entry, now time.Time) error {
+	in := make(map[string]bool, len(es))
+	for _, e := range es {
+		in[e.ID] = true
+	}
 	return s.updateTrashLocked(now, func(items []Trashed) ([]Trashed, bool) {
-		items = slices.DeleteFunc(items, func(t Trashed) bool { return t.ID == e.ID })
-		return append(items, Trashed{Entry: e, Removed: now}), true
+		items = slices.DeleteFunc(items, func(t Trashed) bool { return in[t.ID] })
+		for _, e := range es {
+			items = append(items, Trashed{Entry: e, Removed: now})
+		}
+		return items, true
 	})
 }
 

@@ -254,3 +254,36 @@ func TestTrashDropsWhatAnotherDeviceForgot(t *testing.T) {
 		t.Errorf("the text is still in %q", got)
 	}
 }
+
+// TestRemoveAll removes what is not deleted yet with one write, and says
+// which; all of them are in the trash and come back one by one.
+func TestRemoveAll(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	path := filepath.Join(root, "memory.json")
+	s := openStore(t, path, memory.Options{StateDir: filepath.Join(root, "state")})
+	a := mustAdd(t, s, memory.Entry{Text: "The user's first bike was blue."})
+	b := mustAdd(t, s, memory.Entry{Text: "The user's second bike was a tandem."})
+	c := mustAdd(t, s, memory.Entry{Text: "The user's third bike is electric."})
+	if err := s.Remove(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := s.RemoveAll([]string{a.ID, "nosuchid00", c.ID, b.ID})
+	if err != nil || !slices.Equal(removed, []string{a.ID, b.ID}) {
+		t.Fatalf("RemoveAll = %q, %v; want %s and %s", removed, err, a.ID, b.ID)
+	}
+	if items, err := s.Trash(); err != nil || len(items) != 3 {
+		t.Fatalf("Trash() = %+v, %v", items, err)
+	}
+	if got := holders(t, root, "bike"); !matchPrefixes(got, []string{"state/trash/"}) {
+		t.Errorf("the texts are in %q, want the trash only", got)
+	}
+	for _, id := range []string{a.ID, b.ID, c.ID} {
+		if err := s.Restore(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Len() != 3 {
+		t.Errorf("%d live after restoring all", s.Len())
+	}
+}
