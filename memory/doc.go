@@ -31,6 +31,20 @@
 // process's). Nothing here reads the environment: cmd/ resolves the paths
 // and passes them in Options.
 //
+// # Sync
+//
+// memory.json is made to be synced by tools that know nothing of it, so
+// every copy carries Revs on its entries and a Vector ("seen") of the
+// changes it reflects, and any two copies merge the same way on every
+// device (see Vector). The invariant: a file's seen never covers a change
+// the file's own content does not reflect (as a live entry, a later
+// version of it, or a tombstone), and a device raises its own entry in
+// seen only over changes it can prove it still holds — its journal, in
+// the state directory, names the replica it stamps with and holds every
+// change of it; whenever that proof is gone, the store mints a new
+// replica. Device IDs are bound to the machine (DeviceID), so a copied
+// state folder does not clone one.
+//
 // # Where things live
 //
 //   - store.go: Options, Store, Open, Close; store_read.go: the snapshot
@@ -40,8 +54,9 @@
 //   - store_encode.go, store_file.go, lenient.go, legacy.go: the file
 //     format, its writing and its lenient reading.
 //   - version.go: Revs, Vectors and the merge rules (mergeCopy);
-//     journal.go: the device's journal; conflict.go: sync tools' conflict
-//     copies; repair.go: Repair and MergeFile.
+//     journal.go: the device's journal; device*.go: the device ID, the
+//     machine's fingerprint and the store's replica; conflict.go: sync
+//     tools' conflict copies; repair.go: Repair and MergeFile.
 //   - dedupe*.go and evict.go: the policy (duplicates, the cap); forget.go,
 //     validate.go, secret.go: what may be stored and how it goes for good;
 //     trash.go: what Remove keeps for Restore; purge.go: taking texts out

@@ -15,7 +15,6 @@ import (
 	"engram/agent"
 	"engram/agent/mcpserver"
 	"engram/cmd/internal/version"
-	"engram/memory"
 )
 
 func init() {
@@ -59,8 +58,7 @@ func runMCP(ctx context.Context, args []string, env *cliEnv) int {
 	if err != nil {
 		return fail(err)
 	}
-	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv,
-		Memory: memory.Options{StateDir: paths.StateDir}})
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv})
 	if err != nil {
 		return fail(err)
 	}
@@ -90,7 +88,11 @@ func serveMCPStdio(ctx context.Context, a *agent.Agent, opts mcpserver.Options, 
 	if err != nil {
 		return err
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	out := env.Stdout
+	if tw, ok := out.(*textWriter); ok {
+		out = tw.w // JSON-RPC for the client, exact: its strings are escaped, not shown on a terminal
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{out}}
 	if err := s.Run(ctx, t); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("serve: %w", err)
 	}
