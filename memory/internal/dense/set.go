@@ -1,0 +1,305 @@
+package dense
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Set holds the vectors of the chunks of many entries, quantised to int8,
+// and finds the chunks nearest a query. The direction all the set's vectors
+// share (their mean) is removed from the query and from every chunk before
+// they are compared, so what every memory has in common (a speaker's name,
+// the store's topic) does not make them all alike.
+//
+// A Set is not safe for concurrent use: the caller locks (searches may run
+// in parallel with each other, not with Put or Delete).
+type Set struct {
+	owner []string  // entry id, by row
+	chunk []int32   // chunk of the entry, by row
+	vecs  []int8    // rows × Dim
+	scale []float32 // by row
+	norm2 []float32 // by row: the squared length of the quantised vector
+	dotU  []float32 // by row: the vector's component along the shared direction, when fresh
+	rows  map[string][]int32
+	sum   [Dim]float64 // of the rows' (unit) vectors
+	// u is the shared direction, unit, as of the last refresh; dotU is
+	// computed against it. It is refreshed when the rows changed by more
+	// than a tenth since (or on the first search).
+	u       [Dim]float32
+	changed int
+	uRows   int
+	hasU    bool
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set { return &Set{rows: make(map[string][]int32)} }
+
+// Len is the number of chunk vectors.
+func (s *Set) Len() int { return len(s.owner) }
+
+// Has reports whether the set holds vectors of entry id.
+func (s *Set) Has(id string) bool { _, ok := s.rows[id]; return ok }
+
+// Put replaces the vectors of entry id with vecs, one per chunk (a nil one
+// for a chunk with no vector).
+func (s *Set) Put(id string, vecs [][]float32) {
+	s.Delete(id)
+	var rows []int32
+	for c, v := range vecs {
+		if v == nil {
+			continue
+		}
+		r := int32(len(s.owner))
+		m := float32(0)
+		for _, x := range v[:Dim] {
+			m = max(m, float32(math.Abs(float64(x))))
+		}
+		if m == 0 {
+			continue
+		}
+		sc := m / 127
+		for _, x := range v[:Dim] {
+			q := int8(math.Round(float64(x / sc)))
+			s.vecs = append(s.vecs, q)
+		}
+		s.owner = append(s.owner, id)
+		s.chunk = append(s.chunk, int32(c))
+		s.scale = append(s.scale, sc)
+		s.norm2 = append(s.norm2, sc*sc*norm8(s.vecs[int(r)*Dim:]))
+		s.dotU = append(s.dotU, 0)
+		s.addSum(r, 1)
+		s.dotU[r] = s.along(r)
+		rows = append(rows, r)
+	}
+	if rows != nil {
+		s.rows[id] = rows
+	}
+	s.changed += len(rows)
+}
+
+// Delete removes the vectors of entry id; removing an id the set lacks does
+// nothing.
+func (s *Set) Delete(id string) {
+	rows := s.rows[id]
+	if rows == nil {
+		return
+	}
+	delete(s.rows, id)
+	// Remove from the highest row down, moving the last row into each hole.
+	slices.Sort(rows)
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		s.addSum(r, -1)
+		last := int32(len(s.owner) - 1)
+		if r != last {
+			s.move(last, r)
+		}
+		s.owner = s.owner[:last]
+		s.chunk = s.chunk[:last]
+		s.scale = s.scale[:last]
+		s.norm2 = s.norm2[:last]
+		s.dotU = s.dotU[:last]
+		s.vecs = s.vecs[:int(last)*Dim]
+	}
+	s.changed += len(rows)
+}
+
+// move copies row from into row to and repoints its owner's list.
+func (s *Set) move(from, to int32) {
+	id := s.owner[from]
+	s.owner[to], s.chunk[to], s.scale[to] = id, s.chunk[from], s.scale[from]
+	s.norm2[to], s.dotU[to] = s.norm2[from], s.dotU[from]
+	copy(s.vecs[int(to)*Dim:int(to+1)*Dim], s.vecs[int(from)*Dim:int(from+1)*Dim])
+	for i, r := range s.rows[id] {
+		if r == from {
+			s.rows[id][i] = to
+		}
+	}
+}
+
+// addSum adds sign × row r's vector to the sum of the rows.
+func (s *Set) addSum(r int32, sign float64) {
+	v := s.vecs[int(r)*Dim : int(r+1)*Dim]
+	f := sign * float64(s.scale[r])
+	for d, x := range v {
+		s.sum[d] += f * float64(x)
+	}
+}
+
+// along is row r's component along the current shared direction.
+func (s *Set) along(r int32) float32 {
+	if !s.hasU {
+		return 0
+	}
+	return s.scale[r] * dot8(s.u[:], s.vecs[int(r)*Dim:int(r+1)*Dim])
+}
+
+// Refresh recomputes the shared direction if the rows changed by more than a
+// tenth since it was last computed. Searches use the direction as of the
+// last refresh; the caller calls Refresh under its write lock (after a
+// batch of Puts), never during a search.
+func (s *Set) Refresh() {
+	if s.hasU && s.changed*10 <= s.uRows {
+		return
+	}
+	n := 0.0
+	for _, x := range s.sum {
+		n += x * x
+	}
+	s.hasU = n > 0
+	if s.hasU {
+		inv := 1 / math.Sqrt(n)
+		for d, x := range s.sum {
+			s.u[d] = float32(x * inv)
+		}
+	}
+	for r := range s.owner {
+		s.dotU[r] = s.along(int32(r))
+	}
+	s.changed, s.uRows = 0, len(s.owner)
+}
+
+// Match is an entry near the query: its best chunk and the cosine there.
+type Match struct {
+	ID    string
+	Chunk int
+	Cos   float32
+}
+
+// Query is a query vector prepared for one search of a set.
+type Query struct {
+	s  *Set
+	q  [Dim]float32 // the query without the shared direction
+	qu float32      // the query's component along it, before removal
+	ok bool
+}
+
+// Prepare readies q (Dim values, any length) for comparing with the set's
+// chunks.
+func (s *Set) Prepare(q []float32) *Query {
+	p := &Query{s: s}
+	copy(p.q[:], q)
+	if s.hasU {
+		p.qu = dotF(p.q[:], s.u[:])
+		for d := range p.q {
+			p.q[d] -= p.qu * s.u[d]
+		}
+	}
+	n := dotF(p.q[:], p.q[:])
+	p.ok = n > 0
+	if p.ok {
+		inv := float32(1 / math.Sqrt(float64(n)))
+		for d := range p.q {
+			p.q[d] *= inv
+		}
+	}
+	return p
+}
+
+// cos is the cosine of the query and row r, both without the shared
+// direction: the projected query is orthogonal to it, so the row's
+// component along it drops out of the dot product and only shortens the
+// row.
+func (p *Query) cos(r int32) float32 {
+	s := p.s
+	v := s.vecs[int(r)*Dim : int(r+1)*Dim]
+	sc := s.scale[r]
+	d := sc * dot8(p.q[:], v)
+	// The row's squared norm after removal: |v|² − (v·u)².
+	rest := s.norm2[r] - s.dotU[r]*s.dotU[r]
+	if rest <= 1e-6 {
+		return 0
+	}
+	return d / float32(math.Sqrt(float64(rest)))
+}
+
+// Best returns the cosine of entry id's best chunk and that chunk; ok is
+// false when the set holds no vector of id.
+func (p *Query) Best(id string) (m Match, ok bool) {
+	if !p.ok {
+		return Match{}, false
+	}
+	for _, r := range p.s.rows[id] {
+		c := p.cos(r)
+		if !ok || c > m.Cos {
+			m, ok = Match{ID: id, Chunk: int(p.s.chunk[r]), Cos: c}, true
+		}
+	}
+	return m, ok
+}
+
+// Top returns the n entries nearest the query, best first, each by its best
+// chunk.
+func (p *Query) Top(n int) []Match {
+	if !p.ok || n <= 0 {
+		return nil
+	}
+	s := p.s
+	best := make(map[string]int, n*2)
+	var out []Match
+	// Keep the entries' best chunks; trim to the n best whenever 4n pile up.
+	for r := range s.owner {
+		c := p.cos(int32(r))
+		id := s.owner[r]
+		if i, ok := best[id]; ok {
+			if c > out[i].Cos {
+				out[i] = Match{ID: id, Chunk: int(s.chunk[r]), Cos: c}
+			}
+			continue
+		}
+		best[id] = len(out)
+		out = append(out, Match{ID: id, Chunk: int(s.chunk[r]), Cos: c})
+		if len(out) >= 4*n+64 {
+			out = trim(out, n)
+			clear(best)
+			for i, m := range out {
+				best[m.ID] = i
+			}
+		}
+	}
+	return trim(out, n)
+}
+
+// trim sorts matches best first (ties by id) and keeps the first n.
+func trim(ms []Match, n int) []Match {
+	slices.SortFunc(ms, func(a, b Match) int {
+		if c := cmp.Compare(b.Cos, a.Cos); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return ms[:min(n, len(ms))]
+}
+
+func dotF(a, b []float32) float32 {
+	s := float32(0)
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func dot8(a []float32, v []int8) float32 {
+	v = v[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * float32(v[i])
+		s1 += a[i+1] * float32(v[i+1])
+		s2 += a[i+2] * float32(v[i+2])
+		s3 += a[i+3] * float32(v[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * float32(v[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+func norm8(v []int8) float32 {
+	s := int32(0)
+	for _, x := range v[:Dim] {
+		s += int32(x) * int32(x)
+	}
+	return float32(s)
+}
