@@ -47,6 +47,9 @@ type Options struct {
 	// JournalKeep is how long a change stays in the journal once the file
 	// holds it (default DefaultJournalKeep).
 	JournalKeep time.Duration
+	// Embedder, when set, adds a dense signal to recall (see
+	// EntryIndex.SetEmbedder; Builtin is the built-in one). Nil: words only.
+	Embedder Embedder
 }
 
 // Change is a partial update of an entry; nil fields are left alone.
@@ -122,6 +125,7 @@ type Store struct {
 	// never across a file lock or I/O.
 	mu        sync.Mutex
 	index     *EntryIndex // nil until the first Recall; follows the published snapshots
+	embedder  Embedder    // the index's, see SetEmbedder
 	merged    MergeReport
 	listeners []func()
 }
@@ -138,6 +142,7 @@ func newStore(opts Options) *Store {
 
 		device:   opts.Device,
 		stateDir: opts.StateDir,
+		embedder: opts.Embedder,
 	}
 	if s.device == "" {
 		s.device = hostDevice()

@@ -15,25 +15,31 @@ import (
 // A Set is not safe for concurrent use: the caller locks (searches may run
 // in parallel with each other, not with Put or Delete).
 type Set struct {
-	owner []string  // entry id, by row
-	chunk []int32   // chunk of the entry, by row
-	vecs  []int8    // rows × Dim
+	owner []string // entry id, by row
+	chunk []int32  // chunk of the entry, by row
+	dim   int
+	vecs  []int8    // rows × dim
 	scale []float32 // by row
 	norm2 []float32 // by row: the squared length of the quantised vector
 	dotU  []float32 // by row: the vector's component along the shared direction, when fresh
 	rows  map[string][]int32
-	sum   [Dim]float64 // of the rows' (unit) vectors
+	sum   []float64 // of the rows' (unit) vectors
 	// u is the shared direction, unit, as of the last refresh; dotU is
 	// computed against it. It is refreshed when the rows changed by more
 	// than a tenth since (or on the first search).
-	u       [Dim]float32
+	u       []float32
 	changed int
 	uRows   int
 	hasU    bool
 }
 
-// NewSet returns an empty set.
-func NewSet() *Set { return &Set{rows: make(map[string][]int32)} }
+// NewSet returns an empty set of vectors of dim dimensions.
+func NewSet(dim int) *Set {
+	return &Set{dim: dim, rows: make(map[string][]int32), sum: make([]float64, dim), u: make([]float32, dim)}
+}
+
+// Dim is the number of dimensions of the set's vectors.
+func (s *Set) Dim() int { return s.dim }
 
 // Len is the number of chunk vectors.
 func (s *Set) Len() int { return len(s.owner) }
@@ -42,31 +48,31 @@ func (s *Set) Len() int { return len(s.owner) }
 func (s *Set) Has(id string) bool { _, ok := s.rows[id]; return ok }
 
 // Put replaces the vectors of entry id with vecs, one per chunk (a nil one
-// for a chunk with no vector).
+// for a chunk with no vector, or one of the wrong length).
 func (s *Set) Put(id string, vecs [][]float32) {
 	s.Delete(id)
 	var rows []int32
 	for c, v := range vecs {
-		if v == nil {
+		if len(v) != s.dim {
 			continue
 		}
 		r := int32(len(s.owner))
 		m := float32(0)
-		for _, x := range v[:Dim] {
+		for _, x := range v {
 			m = max(m, float32(math.Abs(float64(x))))
 		}
 		if m == 0 {
 			continue
 		}
 		sc := m / 127
-		for _, x := range v[:Dim] {
+		for _, x := range v {
 			q := int8(math.Round(float64(x / sc)))
 			s.vecs = append(s.vecs, q)
 		}
 		s.owner = append(s.owner, id)
 		s.chunk = append(s.chunk, int32(c))
 		s.scale = append(s.scale, sc)
-		s.norm2 = append(s.norm2, sc*sc*norm8(s.vecs[int(r)*Dim:]))
+		s.norm2 = append(s.norm2, sc*sc*norm8(s.vecs[int(r)*s.dim:int(r+1)*s.dim]))
 		s.dotU = append(s.dotU, 0)
 		s.addSum(r, 1)
 		s.dotU[r] = s.along(r)
@@ -100,7 +106,7 @@ func (s *Set) Delete(id string) {
 		s.scale = s.scale[:last]
 		s.norm2 = s.norm2[:last]
 		s.dotU = s.dotU[:last]
-		s.vecs = s.vecs[:int(last)*Dim]
+		s.vecs = s.vecs[:int(last)*s.dim]
 	}
 	s.changed += len(rows)
 }
@@ -110,7 +116,7 @@ func (s *Set) move(from, to int32) {
 	id := s.owner[from]
 	s.owner[to], s.chunk[to], s.scale[to] = id, s.chunk[from], s.scale[from]
 	s.norm2[to], s.dotU[to] = s.norm2[from], s.dotU[from]
-	copy(s.vecs[int(to)*Dim:int(to+1)*Dim], s.vecs[int(from)*Dim:int(from+1)*Dim])
+	copy(s.vecs[int(to)*s.dim:int(to+1)*s.dim], s.vecs[int(from)*s.dim:int(from+1)*s.dim])
 	for i, r := range s.rows[id] {
 		if r == from {
 			s.rows[id][i] = to
@@ -120,7 +126,7 @@ func (s *Set) move(from, to int32) {
 
 // addSum adds sign × row r's vector to the sum of the rows.
 func (s *Set) addSum(r int32, sign float64) {
-	v := s.vecs[int(r)*Dim : int(r+1)*Dim]
+	v := s.vecs[int(r)*s.dim : int(r+1)*s.dim]
 	f := sign * float64(s.scale[r])
 	for d, x := range v {
 		s.sum[d] += f * float64(x)
@@ -132,7 +138,7 @@ func (s *Set) along(r int32) float32 {
 	if !s.hasU {
 		return 0
 	}
-	return s.scale[r] * dot8(s.u[:], s.vecs[int(r)*Dim:int(r+1)*Dim])
+	return s.scale[r] * dot8(s.u, s.vecs[int(r)*s.dim:int(r+1)*s.dim])
 }
 
 // Refresh recomputes the shared direction if the rows changed by more than a
@@ -170,23 +176,26 @@ type Match struct {
 // Query is a query vector prepared for one search of a set.
 type Query struct {
 	s  *Set
-	q  [Dim]float32 // the query without the shared direction
-	qu float32      // the query's component along it, before removal
+	q  []float32 // the query without the shared direction
+	qu float32   // the query's component along it, before removal
 	ok bool
 }
 
-// Prepare readies q (Dim values, any length) for comparing with the set's
+// Prepare readies q (Dim values of the set) for comparing with the set's
 // chunks.
 func (s *Set) Prepare(q []float32) *Query {
-	p := &Query{s: s}
-	copy(p.q[:], q)
+	p := &Query{s: s, q: make([]float32, s.dim)}
+	if len(q) != s.dim {
+		return p
+	}
+	copy(p.q, q)
 	if s.hasU {
-		p.qu = dotF(p.q[:], s.u[:])
+		p.qu = dotF(p.q, s.u)
 		for d := range p.q {
 			p.q[d] -= p.qu * s.u[d]
 		}
 	}
-	n := dotF(p.q[:], p.q[:])
+	n := dotF(p.q, p.q)
 	p.ok = n > 0
 	if p.ok {
 		inv := float32(1 / math.Sqrt(float64(n)))
@@ -203,9 +212,9 @@ func (s *Set) Prepare(q []float32) *Query {
 // row.
 func (p *Query) cos(r int32) float32 {
 	s := p.s
-	v := s.vecs[int(r)*Dim : int(r+1)*Dim]
+	v := s.vecs[int(r)*s.dim : int(r+1)*s.dim]
 	sc := s.scale[r]
-	d := sc * dot8(p.q[:], v)
+	d := sc * dot8(p.q, v)
 	// The row's squared norm after removal: |v|² − (v·u)².
 	rest := s.norm2[r] - s.dotU[r]*s.dotU[r]
 	if rest <= 1e-6 {
@@ -298,7 +307,7 @@ func dot8(a []float32, v []int8) float32 {
 
 func norm8(v []int8) float32 {
 	s := int32(0)
-	for _, x := range v[:Dim] {
+	for _, x := range v {
 		s += int32(x) * int32(x)
 	}
 	return float32(s)

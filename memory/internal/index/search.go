@@ -52,13 +52,19 @@ type Hit struct {
 	// Earlier are those of Terms that only the history matched, not the
 	// query itself.
 	Earlier []string
+	// Relevant: the hit passes the relevance cut-off (set only with
+	// Options.MarkCutoff).
+	Relevant bool
 }
 
 // Options tunes one search.
 type Options struct {
-	K        int       // how many hits at most; none when K <= 0
-	NoCutoff bool      // lift the relevance cut-off
-	Now      time.Time // reference time for recency (default: the newest document's time)
+	K        int  // how many hits at most; none when K <= 0
+	NoCutoff bool // lift the relevance cut-off
+	// MarkCutoff lifts the cut-off but marks the hits that pass it
+	// (Hit.Relevant), for a caller that ranks them further.
+	MarkCutoff bool
+	Now        time.Time // reference time for recency (default: the newest document's time)
 }
 
 // rankParams are the knobs of the ranking. The defaults were chosen on the
@@ -286,15 +292,24 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	want := k + k/2 + 4
 	ranked := ix.selectTop(sc, want, rescore, ix.maxBoost())
 	cut := float32(0)
-	if !opts.NoCutoff && len(ranked) > 0 {
+	if (!opts.NoCutoff || opts.MarkCutoff) && len(ranked) > 0 {
 		floor := floorW * p.absRel * float32(math.Log1p(float64(live)))
 		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
+	}
+	mark := cut
+	if opts.MarkCutoff {
+		cut = 0
 	}
 	hits := ix.distinct(sc, ranked, k, cut)
 	if len(hits) < k && len(ranked) == want && ranked[want-1].score >= cut && len(sc.cands) > want {
 		// Too many duplicates among the best: rank everything.
 		ranked = ix.selectTop(sc, len(sc.cands), rescore, ix.maxBoost())
 		hits = ix.distinct(sc, ranked, k, cut)
+	}
+	if opts.MarkCutoff {
+		for i := range hits {
+			hits[i].Relevant = hits[i].Score >= float64(mark)
+		}
 	}
 	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
