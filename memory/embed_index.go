@@ -189,8 +189,12 @@ const (
 	DefaultSemanticWeight = 0.5
 	fuseCandidates        = 100
 	// historyWeight: the query vector is the message's plus this share of
+	// the mean of the earlier messages' vectors. A turn means what the
+	// conversation around it means, so the two count alike: "how should I
+	// celebrate?" is about the test the user aced two messages ago.
+	historyWeight = 1
+	// historyWeight: the query vector is the message's plus this share of
 	// the mean of the earlier messages' vectors.
-	historyWeight = 0.5
 	// meaningMinCos: with the cut-off, a hit the words did not find is
 	// kept when its cosine to the query reaches this.
 	meaningMinCos = 0.6

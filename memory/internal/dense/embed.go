@@ -13,6 +13,12 @@ import (
 // about 0.01, a rare word nearly 1.
 const SIF = 1e-3
 
+// MinGloss is the least weight (lexicon.Term.Weight) of a gloss that goes
+// into a Chinese word's vector: the first senses' short glosses, not the
+// long tail of rare readings that would pull every common word to the
+// middle of the space.
+const MinGloss = 0.5
+
 // Encoder turns texts into vectors. Its buffers are reused between calls,
 // so one Encoder must not be used by two goroutines at once.
 type Encoder struct {
@@ -61,8 +67,8 @@ func (e *Encoder) Embed(text string, out []float32) bool {
 
 // chinese adds the vectors of the dictionary words of a run of simplified
 // Chinese text to out and returns their total weight. A word's vector is
-// the mean of its glosses' vectors weighted by how well each translates it;
-// its frequency, the same mean of theirs. Stopwords and words with no
+// the mean of its good glosses' vectors (see MinGloss) weighted by how well
+// each translates it; its frequency, the same mean of theirs. Stopwords and words with no
 // gloss that has a vector are skipped.
 func (e *Encoder) chinese(t *table, run string, out []float32) float32 {
 	if cap(e.word) < Dim {
@@ -83,6 +89,9 @@ func (e *Encoder) chinese(t *table, run string, out []float32) float32 {
 		clear(e.word)
 		gw, p := float32(0), float32(0)
 		for g := range lexicon.Glosses(w).All() {
+			if g.Weight < MinGloss {
+				continue
+			}
 			if i := t.find(g.Text); i >= 0 {
 				t.addTo(e.word, i, g.Weight)
 				gw += g.Weight

@@ -7,35 +7,36 @@ import (
 )
 
 // Set holds the vectors of the chunks of many entries, quantised to int8,
-// and finds the chunks nearest a query. The direction all the set's vectors
-// share (their mean) is removed from the query and from every chunk before
-// they are compared, so what every memory has in common (a speaker's name,
-// the store's topic) does not make them all alike.
+// and finds the chunks nearest a query. What all the set's vectors share,
+// their mean, is subtracted from the query and from every chunk before they
+// are compared, so what every memory has in common (a speaker's name, the
+// store's topic, the pull of common words) does not make them all alike.
 //
 // A Set is not safe for concurrent use: the caller locks (searches may run
-// in parallel with each other, not with Put or Delete).
+// in parallel with each other, not with Put, Delete or Refresh).
 type Set struct {
-	owner []string // entry id, by row
-	chunk []int32  // chunk of the entry, by row
 	dim   int
+	owner []string  // entry id, by row
+	chunk []int32   // chunk of the entry, by row
 	vecs  []int8    // rows × dim
 	scale []float32 // by row
 	norm2 []float32 // by row: the squared length of the quantised vector
-	dotU  []float32 // by row: the vector's component along the shared direction, when fresh
+	dotM  []float32 // by row: the vector's dot product with mean
 	rows  map[string][]int32
-	sum   []float64 // of the rows' (unit) vectors
-	// u is the shared direction, unit, as of the last refresh; dotU is
-	// computed against it. It is refreshed when the rows changed by more
-	// than a tenth since (or on the first search).
-	u       []float32
-	changed int
-	uRows   int
-	hasU    bool
+	sum   []float64 // of the rows' vectors
+	// mean is the rows' mean as of the last Refresh, and dotM is computed
+	// against it; it is refreshed when the rows changed by more than a
+	// tenth since.
+	mean    []float32
+	meanSq  float32 // mean·mean
+	changed int     // rows put or deleted since the last refresh
+	atRows  int     // rows at the last refresh
+	fresh   bool    // mean was computed at least once
 }
 
 // NewSet returns an empty set of vectors of dim dimensions.
 func NewSet(dim int) *Set {
-	return &Set{dim: dim, rows: make(map[string][]int32), sum: make([]float64, dim), u: make([]float32, dim)}
+	return &Set{dim: dim, rows: make(map[string][]int32), sum: make([]float64, dim), mean: make([]float32, dim)}
 }
 
 // Dim is the number of dimensions of the set's vectors.
@@ -73,9 +74,9 @@ func (s *Set) Put(id string, vecs [][]float32) {
 		s.chunk = append(s.chunk, int32(c))
 		s.scale = append(s.scale, sc)
 		s.norm2 = append(s.norm2, sc*sc*norm8(s.vecs[int(r)*s.dim:int(r+1)*s.dim]))
-		s.dotU = append(s.dotU, 0)
+		s.dotM = append(s.dotM, 0)
 		s.addSum(r, 1)
-		s.dotU[r] = s.along(r)
+		s.dotM[r] = s.withMean(r)
 		rows = append(rows, r)
 	}
 	if rows != nil {
@@ -105,7 +106,7 @@ func (s *Set) Delete(id string) {
 		s.chunk = s.chunk[:last]
 		s.scale = s.scale[:last]
 		s.norm2 = s.norm2[:last]
-		s.dotU = s.dotU[:last]
+		s.dotM = s.dotM[:last]
 		s.vecs = s.vecs[:int(last)*s.dim]
 	}
 	s.changed += len(rows)
@@ -115,7 +116,7 @@ func (s *Set) Delete(id string) {
 func (s *Set) move(from, to int32) {
 	id := s.owner[from]
 	s.owner[to], s.chunk[to], s.scale[to] = id, s.chunk[from], s.scale[from]
-	s.norm2[to], s.dotU[to] = s.norm2[from], s.dotU[from]
+	s.norm2[to], s.dotM[to] = s.norm2[from], s.dotM[from]
 	copy(s.vecs[int(to)*s.dim:int(to+1)*s.dim], s.vecs[int(from)*s.dim:int(from+1)*s.dim])
 	for i, r := range s.rows[id] {
 		if r == from {
@@ -133,37 +134,30 @@ func (s *Set) addSum(r int32, sign float64) {
 	}
 }
 
-// along is row r's component along the current shared direction.
-func (s *Set) along(r int32) float32 {
-	if !s.hasU {
-		return 0
-	}
-	return s.scale[r] * dot8(s.u, s.vecs[int(r)*s.dim:int(r+1)*s.dim])
+// withMean is row r's dot product with the current mean.
+func (s *Set) withMean(r int32) float32 {
+	return s.scale[r] * dot8(s.mean, s.vecs[int(r)*s.dim:int(r+1)*s.dim])
 }
 
-// Refresh recomputes the shared direction if the rows changed by more than a
-// tenth since it was last computed. Searches use the direction as of the
-// last refresh; the caller calls Refresh under its write lock (after a
-// batch of Puts), never during a search.
+// Refresh recomputes the mean if the rows changed by more than a tenth
+// since it was last computed. Searches use the mean as of the last
+// refresh; the caller calls Refresh under its write lock (after a batch of
+// Puts), never during a search.
 func (s *Set) Refresh() {
-	if s.hasU && s.changed*10 <= s.uRows {
+	if s.fresh && s.changed*10 <= s.atRows {
 		return
 	}
-	n := 0.0
-	for _, x := range s.sum {
-		n += x * x
-	}
-	s.hasU = n > 0
-	if s.hasU {
-		inv := 1 / math.Sqrt(n)
+	clear(s.mean)
+	if n := len(s.owner); n > 0 {
 		for d, x := range s.sum {
-			s.u[d] = float32(x * inv)
+			s.mean[d] = float32(x / float64(n))
 		}
 	}
+	s.meanSq = dotF(s.mean, s.mean)
 	for r := range s.owner {
-		s.dotU[r] = s.along(int32(r))
+		s.dotM[r] = s.withMean(int32(r))
 	}
-	s.changed, s.uRows = 0, len(s.owner)
+	s.changed, s.atRows, s.fresh = 0, len(s.owner), true
 }
 
 // Match is an entry near the query: its best chunk and the cosine there.
@@ -176,8 +170,8 @@ type Match struct {
 // Query is a query vector prepared for one search of a set.
 type Query struct {
 	s  *Set
-	q  []float32 // the query without the shared direction
-	qu float32   // the query's component along it, before removal
+	q  []float32 // the query less the mean, unit
+	qm float32   // q·mean
 	ok bool
 }
 
@@ -188,12 +182,8 @@ func (s *Set) Prepare(q []float32) *Query {
 	if len(q) != s.dim {
 		return p
 	}
-	copy(p.q, q)
-	if s.hasU {
-		p.qu = dotF(p.q, s.u)
-		for d := range p.q {
-			p.q[d] -= p.qu * s.u[d]
-		}
+	for d, x := range q {
+		p.q[d] = x - s.mean[d]
 	}
 	n := dotF(p.q, p.q)
 	p.ok = n > 0
@@ -202,21 +192,18 @@ func (s *Set) Prepare(q []float32) *Query {
 		for d := range p.q {
 			p.q[d] *= inv
 		}
+		p.qm = dotF(p.q, s.mean)
 	}
 	return p
 }
 
-// cos is the cosine of the query and row r, both without the shared
-// direction: the projected query is orthogonal to it, so the row's
-// component along it drops out of the dot product and only shortens the
-// row.
+// cos is the cosine of the query and row r, both less the mean:
+// (q'·(v−m)) / |v−m| with q' unit, and |v−m|² = |v|² − 2v·m + m·m.
 func (p *Query) cos(r int32) float32 {
 	s := p.s
 	v := s.vecs[int(r)*s.dim : int(r+1)*s.dim]
-	sc := s.scale[r]
-	d := sc * dot8(p.q, v)
-	// The row's squared norm after removal: |v|² − (v·u)².
-	rest := s.norm2[r] - s.dotU[r]*s.dotU[r]
+	d := s.scale[r]*dot8(p.q, v) - p.qm
+	rest := s.norm2[r] - 2*s.dotM[r] + s.meanSq
 	if rest <= 1e-6 {
 		return 0
 	}
