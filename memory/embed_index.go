@@ -179,15 +179,16 @@ func embedChunks(emb Embedder, batch []pending) ([][][]float32, error) {
 	return out, nil
 }
 
-// Fusion defaults. Each signal brings its best fuseCandidates entries (a
-// hundred: far more than a reply shows, and a hundred dot products cost
-// little); BM25 scores are divided by the query's best, cosines min-max
+// Fusion defaults. Each signal brings its best fuseCandidates entries
+// (fifty: ten times what a reply shows, and as many as the recall eval
+// scores, while ranking more of them costs the words' search more than the
+// rest of the fusion); BM25 scores are divided by the query's best, cosines min-max
 // scaled over the candidates, and the sum ranks them. The dense signal is
 // weaker than BM25 on its own, so it weighs half: it reorders and fills in
 // what the words missed, and never outvotes a strong match of the words.
 const (
 	DefaultSemanticWeight = 0.5
-	fuseCandidates        = 100
+	fuseCandidates        = 50
 	// historyWeight: the query vector is the message's plus this share of
 	// the mean of the earlier messages' vectors. A turn means what the
 	// conversation around it means, so the two count alike: "how should I
@@ -241,43 +242,66 @@ const maxQueryHistory = 8
 
 // fuseCand is one candidate of a fused search.
 type fuseCand struct {
-	id      string
-	lex     index.Hit
-	lexRank int // rank among the lexical hits, -1 when the words did not find it
+	lex     index.Hit // as the words found it; only the ID for a candidate they did not
+	lexRank int       // rank among the lexical hits, -1 when the words did not find it
 	cos     float32
 	hasCos  bool
-	chunk   int
+	chunk   int // the chunk nearest the query (the lexical one without a vector)
 	score   float64
 }
 
 // fused ranks the candidates of both signals by the sum of the BM25 score
 // divided by the best and w × the cosine min-max scaled over the
 // candidates. Without opts.NoCutoff it keeps the hits that pass the
-// lexical cut-off and those whose cosine reaches meaningMinCos.
+// lexical cut-off and those whose cosine reaches meaningMinCos. The index
+// explains the hits it returns (fusion runs inside its search, see
+// index.Options.Rerank), so the words a hit matched are shown whichever
+// signal brought it.
 func (x *EntryIndex) fused(sem *semantic, query string, history []string, k int, opts RecallOptions, w float64) []Hit {
-	n := max(k, fuseCandidates)
-	found := x.ix.Search(query, history, index.Options{K: n, NoCutoff: opts.NoCutoff, MarkCutoff: !opts.NoCutoff, Now: opts.Now})
+	iopts := index.Options{K: k, NoCutoff: opts.NoCutoff, Now: opts.Now}
 	qv := sem.queryVector(query, history)
-	if qv == nil {
-		return x.lexicalHits(found, k, !opts.NoCutoff)
+	meaning := map[string]float64{}
+	if qv != nil {
+		q := sem.set.Prepare(qv)
+		iopts.K = max(k, fuseCandidates)
+		iopts.MarkCutoff = !opts.NoCutoff
+		iopts.Rerank = func(found []index.Hit) []index.Hit {
+			return x.fuse(q, found, k, w, !opts.NoCutoff, meaning)
+		}
 	}
-	q := sem.set.Prepare(qv)
-	cands := make([]fuseCand, 0, len(found)+n)
-	at := make(map[string]int, len(found)+n)
+	found := x.ix.Search(query, history, iopts)
+	if len(found) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(found))
 	for i, h := range found {
-		c := fuseCand{id: h.ID, lex: h, lexRank: i}
+		hits[i] = Hit{Entry: x.entries[h.ID], Score: h.Score, Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms,
+			Earlier: h.Earlier, Meaning: meaning[h.ID]}
+	}
+	return hits
+}
+
+// fuse is the fusion of fused: the lexical candidates found and the dense
+// ones of q, at most k of them, recording in meaning the cosine of each hit
+// the dense signal brought.
+func (x *EntryIndex) fuse(q *dense.Query, found []index.Hit, k int, w float64, cut bool, meaning map[string]float64) []index.Hit {
+	top := q.Top(fuseCandidates)
+	cands := make([]fuseCand, 0, len(found)+len(top))
+	at := make(map[string]int, len(found)+len(top))
+	for i, h := range found {
+		c := fuseCand{lex: h, lexRank: i, chunk: h.Chunk}
 		if m, ok := q.Best(h.ID); ok {
 			c.cos, c.hasCos, c.chunk = m.Cos, true, m.Chunk
 		}
 		at[h.ID] = len(cands)
 		cands = append(cands, c)
 	}
-	for _, m := range q.Top(n) {
+	for _, m := range top {
 		if _, ok := at[m.ID]; ok {
 			continue
 		}
 		at[m.ID] = len(cands)
-		cands = append(cands, fuseCand{id: m.ID, lexRank: -1, cos: m.Cos, hasCos: true, chunk: m.Chunk})
+		cands = append(cands, fuseCand{lex: index.Hit{ID: m.ID}, lexRank: -1, cos: m.Cos, hasCos: true, chunk: m.Chunk})
 	}
 	lo, hi := float32(1), float32(-1)
 	for _, c := range cands {
@@ -285,20 +309,20 @@ func (x *EntryIndex) fused(sem *semantic, query string, history []string, k int,
 			lo, hi = min(lo, c.cos), max(hi, c.cos)
 		}
 	}
-	top := 0.0
+	best := 0.0
 	if len(found) > 0 {
-		top = found[0].Score
+		best = found[0].Score
 	}
 	for i := range cands {
 		c := &cands[i]
-		if top > 0 {
-			c.score = c.lex.Score / top
+		if best > 0 {
+			c.score = c.lex.Score / best
 		}
 		if c.hasCos && hi > lo {
 			c.score += w * float64((c.cos-lo)/(hi-lo))
 		}
-		if top > 0 {
-			c.score *= top // in the units of BM25, as lexical hits are
+		if best > 0 {
+			c.score *= best // in the units of BM25, as lexical hits are
 		}
 	}
 	slices.SortFunc(cands, func(a, b fuseCand) int {
@@ -308,52 +332,31 @@ func (x *EntryIndex) fused(sem *semantic, query string, history []string, k int,
 			}
 			return 1
 		}
-		return strings.Compare(a.id, b.id)
+		return strings.Compare(a.lex.ID, b.lex.ID)
 	})
-	hits := make([]Hit, 0, k)
+	out := make([]index.Hit, 0, k)
 	var texts []string
 	for _, c := range cands {
-		if len(hits) == k {
+		if len(out) == k {
 			break
 		}
-		if !opts.NoCutoff && !(c.lexRank >= 0 && c.lex.Relevant) && c.cos < meaningMinCos {
+		if cut && !(c.lexRank >= 0 && c.lex.Relevant) && c.cos < meaningMinCos {
 			continue
 		}
-		e := x.entries[c.id]
-		if c.lexRank < 0 && slices.Contains(texts, e.Text) {
+		text := x.entries[c.lex.ID].Text
+		if c.lexRank < 0 && slices.Contains(texts, text) {
 			continue // the same memory saved twice is shown once
 		}
-		texts = append(texts, e.Text)
-		h := Hit{Entry: e, Score: c.score}
-		if c.lexRank >= 0 {
-			h.Chunk, h.Offset, h.Terms, h.Earlier = c.lex.Chunk, c.lex.Offset, c.lex.Terms, c.lex.Earlier
-		} else if cs := index.Chunks(e.Text); c.chunk < len(cs) {
-			h.Chunk, h.Offset = c.chunk, cs[c.chunk].Offset
+		texts = append(texts, text)
+		h := c.lex
+		h.Score = c.score
+		if c.lexRank < 0 {
+			h.Chunk = c.chunk
 		}
 		if c.lexRank < 0 || c.lexRank >= k {
-			h.Meaning = float64(c.cos) // the dense signal brought it
+			meaning[h.ID] = float64(c.cos) // the dense signal brought it
 		}
-		hits = append(hits, h)
+		out = append(out, h)
 	}
-	if len(hits) == 0 {
-		return nil
-	}
-	return hits
-}
-
-// lexicalHits turns the index's hits into at most k Hits; with cut, only
-// those that pass the cut-off.
-func (x *EntryIndex) lexicalHits(found []index.Hit, k int, cut bool) []Hit {
-	var hits []Hit
-	for _, h := range found {
-		if len(hits) == k {
-			break
-		}
-		if cut && !h.Relevant {
-			continue
-		}
-		hits = append(hits, Hit{Entry: x.entries[h.ID], Score: h.Score, Chunk: h.Chunk, Offset: h.Offset,
-			Terms: h.Terms, Earlier: h.Earlier})
-	}
-	return hits
+	return out
 }

@@ -1,7 +1,6 @@
 package dense
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -28,10 +27,11 @@ type Set struct {
 	// against it; it is refreshed when the rows changed by more than a
 	// tenth since.
 	mean    []float32
-	meanSq  float32 // mean·mean
-	changed int     // rows put or deleted since the last refresh
-	atRows  int     // rows at the last refresh
-	fresh   bool    // mean was computed at least once
+	meanSq  float32   // mean·mean
+	changed int       // rows put or deleted since the last refresh
+	atRows  int       // rows at the last refresh
+	fresh   bool      // mean was computed at least once
+	cl      *clusters // nil while the set is small enough to scan whole
 }
 
 // NewSet returns an empty set of vectors of dim dimensions.
@@ -78,6 +78,12 @@ func (s *Set) Put(id string, vecs [][]float32) {
 		s.addSum(r, 1)
 		s.dotM[r] = s.withMean(r)
 		rows = append(rows, r)
+		if s.cl != nil {
+			s.cl.add(s, r)
+		}
+	}
+	if s.cl == nil && len(s.owner) >= clusterRows {
+		s.buildClusters()
 	}
 	if rows != nil {
 		s.rows[id] = rows
@@ -98,9 +104,15 @@ func (s *Set) Delete(id string) {
 	for i := len(rows) - 1; i >= 0; i-- {
 		r := rows[i]
 		s.addSum(r, -1)
+		if s.cl != nil {
+			s.cl.remove(r)
+		}
 		last := int32(len(s.owner) - 1)
 		if r != last {
 			s.move(last, r)
+		}
+		if s.cl != nil {
+			s.cl.truncate(int(last))
 		}
 		s.owner = s.owner[:last]
 		s.chunk = s.chunk[:last]
@@ -118,6 +130,9 @@ func (s *Set) move(from, to int32) {
 	s.owner[to], s.chunk[to], s.scale[to] = id, s.chunk[from], s.scale[from]
 	s.norm2[to], s.dotM[to] = s.norm2[from], s.dotM[from]
 	copy(s.vecs[int(to)*s.dim:int(to+1)*s.dim], s.vecs[int(from)*s.dim:int(from+1)*s.dim])
+	if s.cl != nil {
+		s.cl.move(from, to)
+	}
 	for i, r := range s.rows[id] {
 		if r == from {
 			s.rows[id][i] = to
@@ -171,7 +186,9 @@ type Match struct {
 type Query struct {
 	s  *Set
 	q  []float32 // the query less the mean, unit
-	qm float32   // q·mean
+	qi []int32   // q quantised: q ≈ qi × qs
+	qs float32
+	qm float32 // q·mean
 	ok bool
 }
 
@@ -193,6 +210,15 @@ func (s *Set) Prepare(q []float32) *Query {
 			p.q[d] *= inv
 		}
 		p.qm = dotF(p.q, s.mean)
+		m := float32(0)
+		for _, x := range p.q {
+			m = max(m, float32(math.Abs(float64(x))))
+		}
+		p.qs = m / 32767
+		p.qi = make([]int32, s.dim)
+		for d, x := range p.q {
+			p.qi[d] = int32(math.Round(float64(x / p.qs)))
+		}
 	}
 	return p
 }
@@ -202,12 +228,12 @@ func (s *Set) Prepare(q []float32) *Query {
 func (p *Query) cos(r int32) float32 {
 	s := p.s
 	v := s.vecs[int(r)*s.dim : int(r+1)*s.dim]
-	d := s.scale[r]*dot8(p.q, v) - p.qm
+	d := s.scale[r]*p.qs*float32(dotI(p.qi, v)) - p.qm
 	rest := s.norm2[r] - 2*s.dotM[r] + s.meanSq
 	if rest <= 1e-6 {
 		return 0
 	}
-	return d / float32(math.Sqrt(float64(rest)))
+	return d / sqrt32(rest)
 }
 
 // Best returns the cosine of entry id's best chunk and that chunk; ok is
@@ -226,47 +252,110 @@ func (p *Query) Best(id string) (m Match, ok bool) {
 }
 
 // Top returns the n entries nearest the query, best first, each by its best
-// chunk.
+// chunk. A large set is searched in the clusters nearest the query only
+// (see scanRows), so an entry far from all of them may be missed.
 func (p *Query) Top(n int) []Match {
 	if !p.ok || n <= 0 {
 		return nil
 	}
 	s := p.s
-	best := make(map[string]int, n*2)
-	var out []Match
-	// Keep the entries' best chunks; trim to the n best whenever 4n pile up.
-	for r := range s.owner {
-		c := p.cos(int32(r))
-		id := s.owner[r]
-		if i, ok := best[id]; ok {
-			if c > out[i].Cos {
-				out[i] = Match{ID: id, Chunk: int(s.chunk[r]), Cos: c}
+	var scored []rowCos
+	if s.cl == nil {
+		scored = make([]rowCos, len(s.owner))
+		for r := range s.owner {
+			scored[r] = rowCos{int32(r), p.cos(int32(r))}
+		}
+	} else {
+		scored = make([]rowCos, 0, scanRows+scanRows/2)
+		s.cl.probe(p, func(r int32) { scored = append(scored, rowCos{r, p.cos(r)}) })
+	}
+	// The best rows, then one match per entry; most entries are one chunk,
+	// so twice n rows nearly always make n entries.
+	for m := 2 * n; ; m *= 4 {
+		best := bestRows(scored, m)
+		out := make([]Match, 0, n)
+		seen := make(map[string]bool, len(best))
+		for _, rc := range best {
+			id := s.owner[rc.r]
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			out = append(out, Match{ID: id, Chunk: int(s.chunk[rc.r]), Cos: rc.cos})
+			if len(out) == n {
+				break
+			}
+		}
+		if len(out) == n || m >= len(scored) {
+			return out
+		}
+	}
+}
+
+// rowCos is a row and its cosine to the query.
+type rowCos struct {
+	r   int32
+	cos float32
+}
+
+// worse orders rows: lower cosine first, then higher row.
+func worse(a, b rowCos) bool { return a.cos < b.cos || a.cos == b.cos && a.r > b.r }
+
+// bestRows returns the m best of rows, best first, by way of a min-heap of
+// the best seen so far; rows is reordered.
+func bestRows(rows []rowCos, m int) []rowCos {
+	if m >= len(rows) {
+		slices.SortFunc(rows, func(a, b rowCos) int { return cmpRow(b, a) })
+		return rows
+	}
+	h := make([]rowCos, 0, m)
+	for _, rc := range rows {
+		if len(h) < m {
+			h = append(h, rc)
+			for i := len(h) - 1; i > 0; {
+				parent := (i - 1) / 2
+				if !worse(h[i], h[parent]) {
+					break
+				}
+				h[i], h[parent] = h[parent], h[i]
+				i = parent
 			}
 			continue
 		}
-		best[id] = len(out)
-		out = append(out, Match{ID: id, Chunk: int(s.chunk[r]), Cos: c})
-		if len(out) >= 4*n+64 {
-			out = trim(out, n)
-			clear(best)
-			for i, m := range out {
-				best[m.ID] = i
+		if !worse(h[0], rc) {
+			continue
+		}
+		h[0] = rc
+		for i := 0; ; {
+			l, r, least := 2*i+1, 2*i+2, i
+			if l < m && worse(h[l], h[least]) {
+				least = l
 			}
+			if r < m && worse(h[r], h[least]) {
+				least = r
+			}
+			if least == i {
+				break
+			}
+			h[i], h[least] = h[least], h[i]
+			i = least
 		}
 	}
-	return trim(out, n)
+	slices.SortFunc(h, func(a, b rowCos) int { return cmpRow(b, a) })
+	return h
 }
 
-// trim sorts matches best first (ties by id) and keeps the first n.
-func trim(ms []Match, n int) []Match {
-	slices.SortFunc(ms, func(a, b Match) int {
-		if c := cmp.Compare(b.Cos, a.Cos); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return ms[:min(n, len(ms))]
+func cmpRow(a, b rowCos) int {
+	switch {
+	case worse(a, b):
+		return -1
+	case worse(b, a):
+		return 1
+	}
+	return 0
 }
+
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 
 func dotF(a, b []float32) float32 {
 	s := float32(0)
@@ -288,6 +377,25 @@ func dot8(a []float32, v []int8) float32 {
 	}
 	for ; i < len(a); i++ {
 		s0 += a[i] * float32(v[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// dotI is the dot product of a quantised query and a row, in integers:
+// 16-bit by 8-bit products summed over at most a few hundred dimensions fit
+// 32 bits.
+func dotI(a []int32, v []int8) int32 {
+	v = v[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * int32(v[i])
+		s1 += a[i+1] * int32(v[i+1])
+		s2 += a[i+2] * int32(v[i+2])
+		s3 += a[i+3] * int32(v[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * int32(v[i])
 	}
 	return s0 + s1 + s2 + s3
 }

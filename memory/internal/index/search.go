@@ -65,6 +65,12 @@ type Options struct {
 	// (Hit.Relevant), for a caller that ranks them further.
 	MarkCutoff bool
 	Now        time.Time // reference time for recency (default: the newest document's time)
+	// Rerank, when set, is given the K best hits before they are explained
+	// and returns the hits to explain and return instead: any of them,
+	// reordered, and documents the search did not find (by ID and Chunk),
+	// with the scores it chooses. It runs under the index's read lock and
+	// must not call the index.
+	Rerank func([]Hit) []Hit
 }
 
 // rankParams are the knobs of the ranking. The defaults were chosen on the
@@ -248,7 +254,10 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	}
 	norm, floorW := ix.buildQuery(sc)
 	if len(sc.qterms) == 0 && len(sc.groups) == 0 {
-		return nil
+		if opts.Rerank == nil {
+			return nil
+		}
+		return ix.rerank(sc, nil, opts.Rerank) // no word to explain them by
 	}
 	avgdl := float32(ix.totLen) / float32(live)
 	if avgdl <= 0 {
@@ -311,8 +320,14 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 			hits[i].Relevant = hits[i].Score >= float64(mark)
 		}
 	}
+	if opts.Rerank != nil {
+		hits = ix.rerank(sc, hits, opts.Rerank)
+	}
 	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
+		if sc.hitDocs[i] < 0 {
+			continue
+		}
 		start := len(terms)
 		terms, hits[i].Earlier = ix.explain(sc, terms, sc.hitDocs[i])
 		if n := len(terms); n > start {
