@@ -180,10 +180,10 @@ func embedChunks(emb Embedder, batch []pending) ([][][]float32, error) {
 }
 
 // Fusion defaults. Each signal brings its best fuseCandidates entries
-// (fifty: ten times what a reply shows, and as many as the recall eval
-// scores, while ranking more of them costs the words' search more than the
-// rest of the fusion); BM25 scores are divided by the query's best, cosines min-max
-// scaled over the candidates, and the sum ranks them. The dense signal is
+// (fifty: ten times what a reply shows, as many as the recall eval scores;
+// more would cost the words' search more than the rest of the fusion);
+// BM25 scores are divided by the query's best, cosines min-max scaled over
+// the candidates, and the sum ranks them. The dense signal is
 // weaker than BM25 on its own, so it weighs half: it reorders and fills in
 // what the words missed, and never outvotes a strong match of the words.
 const (
@@ -194,11 +194,10 @@ const (
 	// conversation around it means, so the two count alike: "how should I
 	// celebrate?" is about the test the user aced two messages ago.
 	historyWeight = 1
-	// historyWeight: the query vector is the message's plus this share of
-	// the mean of the earlier messages' vectors.
 	// meaningMinCos: with the cut-off, a hit the words did not find is
-	// kept when its cosine to the query reaches this.
-	meaningMinCos = 0.6
+	// kept when its cosine to the query (both less the store's mean)
+	// reaches this, half way from unrelated to the same.
+	meaningMinCos = 0.5
 )
 
 // queryVector is the vector of a query with its history (the newest

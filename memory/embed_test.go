@@ -168,3 +168,15 @@ func TestSetEmbedderOff(t *testing.T) {
 		t.Errorf("without an embedder Recall = %v, want nothing (no word in common)", hitTexts(hits))
 	}
 }
+
+func TestSearchByMeaningOnlyPastTwoWords(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	s, _ := semanticStore(t, memory.Builtin(), englishMemories)
+	if hits := s.Search("kid sad", 3); len(hits) != 0 {
+		t.Errorf("Search(kid sad) = %v, want nothing: two words are searched by their words", hitTexts(hits))
+	}
+	hits := s.Search("my kid is very sad", 3)
+	if len(hits) == 0 || hits[0].Entry.Text != englishMemories[0] || hits[0].Meaning < 0.5 {
+		t.Errorf("Search(my kid is very sad) = %v, want %q by meaning", hitTexts(hits), englishMemories[0])
+	}
+}

@@ -41,7 +41,6 @@ var defaultBenches = []bench{
 	{"./memory", "^BenchmarkAdd10k$"},
 	{"./memory", "^BenchmarkAddAll100k$"},
 	{"./memory", "^BenchmarkRecallEvalSet$"},
-	{"./memory", "^BenchmarkRecall$"},
 	{"./memory/internal/index", "^BenchmarkSearch$"},
 	{"./memory/internal/index", "^BenchmarkPut$"},
 	{"./memory/internal/index", "^BenchmarkBuild$"},
