@@ -24,7 +24,6 @@ const MinGloss = 0.5
 type Encoder struct {
 	tok  analysis.Tokenizer
 	word []float32 // a Chinese word's vector, while it is built
-	run  []byte    // a run of Chinese text, folded
 }
 
 // Embed writes the vector of text into out (Dim values): the weighted mean
