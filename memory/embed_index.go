@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"engram/memory/internal/dense"
 	"engram/memory/internal/index"
@@ -21,6 +22,35 @@ type semantic struct {
 	running bool                // a worker is computing
 	done    chan struct{}       // closed when the running worker finds nothing left
 	err     error               // why the embedder failed; recall stays lexical
+	recent  textCache           // vectors of recent messages, which come back as history
+}
+
+// textCache keeps the vectors of the last few messages embedded: a chat's
+// history is the messages before, so each turn embeds one new text. It is
+// safe for concurrent use.
+type textCache struct {
+	mu   sync.Mutex
+	vecs map[string][]float32
+}
+
+// recentTexts bounds the cache: more than a chat's history (maxQueryHistory
+// messages) for several chats at once.
+const recentTexts = 64
+
+func (c *textCache) get(text string) ([]float32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.vecs[text]
+	return v, ok
+}
+
+func (c *textCache) put(text string, v []float32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.vecs == nil || len(c.vecs) >= recentTexts {
+		c.vecs = make(map[string][]float32, recentTexts)
+	}
+	c.vecs[text] = v
 }
 
 // embedBatch is how many entries the worker embeds between two turns of
@@ -204,9 +234,26 @@ const (
 // maxQueryHistory earlier messages); nil when none of them has a vector.
 func (sem *semantic) queryVector(query string, history []string) []float32 {
 	history = history[max(0, len(history)-maxQueryHistory):]
-	vecs, err := sem.emb.Embed(append([]string{query}, history...))
-	if err != nil || len(vecs) != 1+len(history) {
-		return nil
+	texts := append([]string{query}, history...)
+	vecs := make([][]float32, len(texts))
+	var missing []string
+	var at []int // the index in texts of each missing one
+	for i, t := range texts {
+		if v, ok := sem.recent.get(t); ok {
+			vecs[i] = v
+		} else {
+			missing, at = append(missing, t), append(at, i)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := sem.emb.Embed(missing)
+		if err != nil || len(got) != len(missing) {
+			return nil
+		}
+		for j, i := range at {
+			vecs[i] = got[j]
+			sem.recent.put(texts[i], got[j])
+		}
 	}
 	dim := sem.set.Dim()
 	q := make([]float32, dim)

@@ -22,6 +22,7 @@ const (
 // centroids are not retrained, as a store's topics drift slowly.
 type clusters struct {
 	cent  []float32 // nClusters × dim, unit vectors
+	norm  []float32 // by cluster: 1/|centroid − mean|, as of the set's last refresh
 	lists [][]int32 // rows, by cluster
 	of    []int32   // by row: its cluster
 	at    []int32   // by row: its index in lists[of]
@@ -43,6 +44,16 @@ func (s *Set) buildClusters() {
 	s.cl = cl
 	for r := range n {
 		cl.add(s, int32(r))
+	}
+	cl.refresh(s)
+}
+
+// refresh recomputes what probe needs of the set's mean.
+func (cl *clusters) refresh(s *Set) {
+	cl.norm = cl.norm[:0]
+	for c := range nClusters {
+		rest := 1 - 2*dotF(cl.cent[c*s.dim:(c+1)*s.dim], s.mean) + s.meanSq
+		cl.norm = append(cl.norm, 1/sqrt32(max(rest, 1e-6)))
 	}
 }
 
@@ -100,15 +111,8 @@ func (cl *clusters) probe(p *Query, fn func(r int32)) {
 	}
 	order := make([]near, nClusters)
 	for c := range nClusters {
-		cv := cl.cent[c*s.dim : (c+1)*s.dim]
 		// The cosine of the query and the centroid, both less the mean.
-		cm := dotF(cv, s.mean)
-		rest := 1 - 2*cm + s.meanSq
-		d := dotF(p.q, cv) - p.qm
-		if rest > 1e-6 {
-			d /= sqrt32(rest)
-		}
-		order[c] = near{c, d}
+		order[c] = near{c, (dotF(p.q, cl.cent[c*s.dim:(c+1)*s.dim]) - p.qm) * cl.norm[c]}
 	}
 	slices.SortFunc(order, func(a, b near) int { return cmp.Compare(b.cos, a.cos) })
 	seen := 0

@@ -172,6 +172,9 @@ func (s *Set) Refresh() {
 	for r := range s.owner {
 		s.dotM[r] = s.withMean(int32(r))
 	}
+	if s.cl != nil {
+		s.cl.refresh(s)
+	}
 	s.changed, s.atRows, s.fresh = 0, len(s.owner), true
 }
 

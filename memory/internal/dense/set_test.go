@@ -180,3 +180,75 @@ func BenchmarkTop(b *testing.B) {
 		})
 	}
 }
+
+// checkClusters verifies that every row is in exactly one cluster, where
+// its bookkeeping says.
+func checkClusters(t *testing.T, s *Set) {
+	t.Helper()
+	cl := s.cl
+	if cl == nil {
+		t.Fatal("no clusters")
+	}
+	if len(cl.of) != s.Len() || len(cl.at) != s.Len() {
+		t.Fatalf("bookkeeping of %d/%d rows for %d", len(cl.of), len(cl.at), s.Len())
+	}
+	seen := make([]bool, s.Len())
+	for c, list := range cl.lists {
+		for i, r := range list {
+			if seen[r] || cl.of[r] != int32(c) || cl.at[r] != int32(i) {
+				t.Fatalf("row %d: in cluster %d at %d, bookkeeping says %d at %d (seen %v)", r, c, i, cl.of[r], cl.at[r], seen[r])
+			}
+			seen[r] = true
+		}
+	}
+	for r, ok := range seen {
+		if !ok {
+			t.Fatalf("row %d in no cluster", r)
+		}
+	}
+}
+
+func TestSetClusters(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	s := NewSet(Dim)
+	vecs := map[string][]float32{}
+	n := clusterRows + 1500
+	for i := range n {
+		id := fmt.Sprintf("e%05d", i)
+		v := randVec(r, Dim)
+		s.Put(id, [][]float32{v})
+		vecs[id] = v
+	}
+	s.Refresh()
+	checkClusters(t, s)
+	for i := 0; i < n; i += 3 {
+		id := fmt.Sprintf("e%05d", i)
+		s.Delete(id)
+		delete(vecs, id)
+	}
+	s.Refresh()
+	checkClusters(t, s)
+	if s.Len() != len(vecs) {
+		t.Fatalf("Len %d, want %d", s.Len(), len(vecs))
+	}
+	// A query equal to a memory finds it first, at a cosine of about 1.
+	found := 0
+	for i := 1; i < 200; i += 3 {
+		id := fmt.Sprintf("e%05d", i)
+		top := s.Prepare(vecs[id]).Top(10)
+		if len(top) != 10 {
+			t.Fatalf("Top(10) gave %d", len(top))
+		}
+		if top[0].ID == id && top[0].Cos > 0.98 {
+			found++
+		}
+		for _, m := range top {
+			if b, ok := s.Prepare(vecs[id]).Best(m.ID); !ok || b.Cos != m.Cos {
+				t.Fatalf("Top gave %s at %.3f, Best %.3f", m.ID, m.Cos, b.Cos)
+			}
+		}
+	}
+	if found < 60 {
+		t.Errorf("a memory's own vector found it first %d times of 67", found)
+	}
+}
