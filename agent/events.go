@@ -19,9 +19,11 @@ import (
 //     ReasoningDelta (between ThinkingStarted and ThinkingDone), ToolCall
 //     and ToolResult as they happen, then TurnDone last; its Notices
 //     (retries, compaction, a chat that could not be saved…) come between
-//     TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised and
-//     SuggestionsChanged of its consolidation come after its TurnDone (a
-//     memory tool's MemoriesRevised comes with its ToolResult);
+//     TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised,
+//     SuggestionsChanged and the Notices of its consolidation (a memory
+//     that looks like a secret, a memory you wrote that was updated) come
+//     after its TurnDone (a memory tool's MemoriesRevised comes with its
+//     ToolResult): they belong to the chat's last answer;
 //   - MemoryChanged (a store changed, by the agent, the person or another
 //     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
 //     at any time;

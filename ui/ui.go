@@ -360,7 +360,13 @@ func (u *UI) applyEvent(ev agent.Event) {
 			}
 		}
 	case agent.Notice:
-		m = s.answer()
+		// A notice of the turn running goes under its answer; one that
+		// comes after it (distillation's) under the chat's last answer.
+		// It never opens an answer of its own.
+		if m = s.lastAnswer(); m == nil {
+			u.pane.notice(e.Text)
+			return
+		}
 		m.notices = append(m.notices, e.Text)
 	case agent.MemoriesSaved:
 		if m = s.lastAnswer(); m != nil {
