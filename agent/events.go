@@ -113,10 +113,13 @@ type ToolResult struct {
 }
 
 // Notice is a non-fatal message for the person, such as "the model does not
-// support tools; answered without memory tools".
+// support tools; answered without memory tools": Text in English, Words
+// the same as a key and its arguments (an empty Key for a notice that has
+// only its Text, such as those of distill's suggestions).
 type Notice struct {
 	ChatID string
 	Text   string
+	Words  Words
 }
 
 // TurnDone closes a turn. Err is nil on success, a context error when it was

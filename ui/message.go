@@ -389,9 +389,9 @@ func errorText(err error) (string, bool) {
 	if errors.As(err, &ae) {
 		switch ae.Code {
 		case agent.CodeNoEndpoint, agent.CodeAuth, agent.CodeModelNotFound, agent.CodeUnreachable:
-			return ae.Message, true
+			return sayWords(ae.Words, ae.Message), true
 		}
-		return ae.Message, false
+		return sayWords(ae.Words, ae.Message), false
 	}
 	return lang.L("The answer failed: {{.Err}}. Check the endpoint in Settings and retry.",
 		map[string]any{"Err": err.Error()}), true

@@ -303,7 +303,7 @@ func (u *UI) applyEvent(ev agent.Event) {
 		return
 	case agent.Notice:
 		if e.ChatID == "" {
-			u.pane.notice(e.Text)
+			u.pane.notice(sayWords(e.Words, e.Text))
 			return
 		}
 	}
@@ -363,11 +363,12 @@ func (u *UI) applyEvent(ev agent.Event) {
 		// A notice of the turn running goes under its answer; one that
 		// comes after it (distillation's) under the chat's last answer.
 		// It never opens an answer of its own.
+		text := sayWords(e.Words, e.Text)
 		if m = s.lastAnswer(); m == nil {
-			u.pane.notice(e.Text)
+			u.pane.notice(text)
 			return
 		}
-		m.notices = append(m.notices, e.Text)
+		m.notices = append(m.notices, text)
 	case agent.MemoriesSaved:
 		if m = s.lastAnswer(); m != nil {
 			m.notices = append(m.notices, savedNotice(e)...)
