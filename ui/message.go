@@ -137,7 +137,10 @@ type messageView struct {
 	thought *reasoningView  // the reasoning section, once there is reasoning
 	edit    *messageEntry   // the message box while the person edits the message
 	// the action buttons shown, nil when not
-	editB, regenB, contB, delB *widget.Button
+	editB, regenB, contB, delB *tipButton
+	tipText                    *canvas.Text    // the tip of the action under the pointer or focused
+	tipBox                     *fyne.Container // tipText, hidden when no tip shows
+	header                     *fyne.Container // the row of the name and the actions
 	lastText                   string
 	pending                    bool
 	reasoned                   bool // the body was drawn with reasoning there (no "Thinking…")
@@ -210,14 +213,15 @@ func (v *messageView) update() (bodyOnly bool) {
 		if m.editing {
 			body = v.editor()
 		}
-		top := container.NewBorder(nil, nil, nil, v.actionButtons(), head)
-		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(top, body))))
+		v.header = container.NewBorder(nil, nil, nil, v.actionButtons(), head)
+		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(v.header, body))))
 	case "summary":
 		head := widget.NewLabelWithStyle(lang.L("Summary of earlier messages"), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 		parts = append(parts, head, v.body)
 	default:
 		head := widget.NewLabelWithStyle(lang.L("Engram"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head))
+		v.header = container.NewBorder(nil, nil, nil, v.actionButtons(), head)
+		parts = append(parts, v.header)
 		if v.thought != nil {
 			parts = append(parts, v.thought)
 		}
