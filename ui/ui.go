@@ -78,6 +78,7 @@ type UI struct {
 	started       bool
 	held          []func() // backend work asked for before Start, which runs it
 
+	dialogs  []closable          // the open dialogs, the top one last (dialogs.go)
 	settings *settingsForm       // the open settings, or nil
 	instrEd  *instructionsEditor // the AGENTS.md editor last opened
 	fonts    FontCheck           // how to look for a CJK font
@@ -533,7 +534,7 @@ func (u *UI) changeInfo(id string, fn func(c *ChatInfo)) ChatInfo {
 
 // showError shows a failure that has no better place.
 func (u *UI) showError(what string, err error) {
-	dialog.ShowError(errors.New(what+": "+err.Error()), u.w)
+	u.showDialog(dialog.NewError(errors.New(what+": "+err.Error()), u.w))
 }
 
 // copy puts text on the clipboard.
