@@ -143,7 +143,7 @@ type messageView struct {
 	header                     *fyne.Container // the row of the name and the actions
 	lastText                   string
 	pending                    bool
-	reasoned                   bool // the body was drawn with reasoning there (no "Thinking…")
+	reasoned                   bool // the body was drawn with reasoning or thinking there (no "Thinking…")
 	rendered                   bool
 	chrome                     string // what the parts around the body were built from
 }
@@ -177,10 +177,12 @@ func (v *messageView) chromeKey() string {
 // refreshed and the caller lays it out (see chatPane.refresh).
 func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
-	reasoned := m.Reasoning != ""
+	// While the model thinks, the reasoning section says "Thinking…":
+	// the body does not say it too.
+	reasoned := m.Reasoning != "" || m.thinking
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
 		switch {
-		case m.pending && m.Text == "" && m.Reasoning == "":
+		case m.pending && m.Text == "" && !reasoned:
 			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
 			v.body.Refresh()
 		case m.Text == "":
