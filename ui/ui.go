@@ -325,6 +325,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 			u.pane.sync()
 			u.insp.highlight(nil)
 		}
+		if s.info.Title == "" && e.UserID != "" {
+			u.refreshChats() // the agent titled the chat from its first message
+		}
 	case agent.RecallDone:
 		m = s.answer()
 		m.Recalled, m.Pinned = e.Hits, e.Pinned
