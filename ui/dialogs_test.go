@@ -36,6 +36,10 @@ func TestEscapeClosesDialogs(t *testing.T) {
 			test.Type(h.u.settings.endpoint, "/changed")
 			h.w.Canvas().Focus(h.u.settings.endpoint)
 		}},
+		{"settings, in the API key", func() {
+			h.u.openSettings()
+			h.w.Canvas().Focus(h.u.settings.key)
+		}},
 		{"settings, in the model", func() {
 			h.u.openSettings()
 			h.w.Canvas().Focus(h.u.settings.model)
@@ -92,5 +96,27 @@ func TestShortcutsWaitBehindDialogs(t *testing.T) {
 	h.settle()
 	if len(h.u.chats) != 2 {
 		t.Errorf("Ctrl+N after the settings closed: %d chats, want 2", len(h.u.chats))
+	}
+}
+
+// The API key field hides what is typed; its eye shows it and hides it
+// again.
+func TestKeyFieldReveals(t *testing.T) {
+	h := newHarness(t, nil)
+	h.u.openSettings()
+	h.settle()
+	key := h.u.settings.key
+	test.Type(key, "sk-new")
+	eye := objects[*revealer](h.w.Canvas().Overlays().Top())
+	if !key.Password || len(eye) != 1 {
+		t.Fatalf("the key field: password %v, %d eyes", key.Password, len(eye))
+	}
+	test.Tap(eye[0])
+	if key.Password || h.w.Canvas().Focused() != key {
+		t.Errorf("after a tap on the eye: password %v, focus on %T", key.Password, h.w.Canvas().Focused())
+	}
+	test.Tap(eye[0])
+	if !key.Password {
+		t.Error("a second tap does not hide the key")
 	}
 }

@@ -29,7 +29,7 @@ type settingsForm struct {
 	src      agent.ConfigSources
 	preset   *widget.Select
 	endpoint *shortcutEntry
-	key      *widget.Entry
+	key      *shortcutEntry
 	model    *escSelectEntry
 	status   *caption
 	found    *caption
@@ -61,7 +61,7 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	f.endpoint.SetPlaceHolder("http://127.0.0.1:11434/v1")
 	f.endpoint.SetText(c.BaseURL)
 	f.endpoint.Validator = validateURL
-	f.key = widget.NewPasswordEntry()
+	f.key = u.dialogPasswordEntry()
 	switch {
 	case src.APIKey != "":
 		f.key.SetPlaceHolder(c.MaskedKey())
@@ -286,7 +286,7 @@ func (u *UI) openSettings() {
 		}
 		u.saveConfig(c)
 	}, u.w)
-	submitOnEnter(d, &f.endpoint.Entry, f.key, &f.topK.Entry, &f.budget.Entry)
+	submitOnEnter(d, &f.endpoint.Entry, &f.key.Entry, &f.topK.Entry, &f.budget.Entry)
 	d.Resize(fyne.NewSize(min(600, u.w.Canvas().Size().Width-20), d.MinSize().Height))
 	u.showDialog(d)
 	if u.cfg.BaseURL == "" {
