@@ -14,6 +14,7 @@ import (
 	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/agent/llm/openai"
+	"engram/agent/mcptools"
 	"engram/memory"
 )
 
@@ -56,6 +57,13 @@ type Options struct {
 	// neither the environment nor config.json gave (a detected local
 	// server) stays in use while config.json leaves it empty.
 	Getenv func(string) string
+	// ToolServers starts the MCP servers of Paths.MCPConfig and offers
+	// their tools in every turn, each call asked of the person with a
+	// ToolApproval unless its server is "always" (the app and engramctl
+	// chat; off for the other commands).
+	ToolServers bool
+	// Version is the program's version, as the MCP servers are told.
+	Version string
 }
 
 // Connect makes the Completer of an endpoint: its base URL (".../v1"), API
@@ -112,6 +120,9 @@ type Agent struct {
 
 	pipe *distill.Pipeline // distillation, suggestions and forget proposals
 	seen seenIDs           // memory IDs shown to the model, by chat (tools.go)
+
+	toolServers *mcptools.Manager // the MCP servers of mcp.json; nil unless Options.ToolServers
+	approvals   approvals         // their calls waiting for the person (toolservers.go)
 }
 
 // errClosed is returned by the methods that need the agent after Close.
@@ -175,6 +186,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
 	a.startLive()
+	if opts.ToolServers {
+		a.startToolServers()
+	}
 	for _, dir := range a.RecentProjects() {
 		_, _ = a.pinned(dir) // follow its AGENTS.md; only fails once closed
 	}
@@ -364,6 +378,9 @@ func (a *Agent) Close() error {
 	a.stop()
 	a.Wait()
 	a.stopLive()
+	if a.toolServers != nil {
+		a.toolServers.Close()
+	}
 	errs := []error{a.global.st.Close()}
 	a.mu.Lock()
 	for _, p := range a.projects {

@@ -284,6 +284,10 @@ func (p Paths) ConfigFile() string { return filepath.Join(p.ConfigDir, "config.j
 // GlobalMemory is the path of the global memory.json.
 func (p Paths) GlobalMemory() string { return memory.GlobalPath(p.ConfigDir) }
 
+// MCPConfig is <ConfigDir>/mcp.json: the MCP servers whose tools a chat
+// may use, in Claude Desktop's format.
+func (p Paths) MCPConfig() string { return filepath.Join(p.ConfigDir, "mcp.json") }
+
 // GlobalInstructions is the path of the global AGENTS.md.
 func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "AGENTS.md") }
 

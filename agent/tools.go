@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"sync"
 
 	"engram/agent/distill"
@@ -16,10 +17,13 @@ const (
 	ToolMemoryForget = memtools.Forget
 )
 
-// runTool executes a tool call of a turn through the memory tools and
-// reports what it changed besides adding. The error, if any, goes back to
-// the model.
-func (a *Agent) runTool(ts *turnState, call llm.ToolCall) (string, error) {
+// runTool executes a tool call of a turn: an MCP server's tool (see
+// runServerTool), or else a memory tool, reporting what it changed
+// besides adding. The error, if any, goes back to the model.
+func (a *Agent) runTool(ctx context.Context, ts *turnState, call llm.ToolCall) (string, error) {
+	if t, ok := a.serverTool(call.Name); ok {
+		return a.runServerTool(ctx, ts, call, t)
+	}
 	s := a.toolSession(ts.project, chatShown{seen: &a.seen, chatID: ts.chatID})
 	s.CaptureOff = a.memoryOff(a.Config(), ts.chatID)
 	out, rv, err := s.Run(call.Name, call.Args)

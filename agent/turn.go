@@ -11,7 +11,6 @@ import (
 	"engram/agent/chat"
 	"engram/agent/distill"
 	"engram/agent/llm"
-	"engram/agent/memtools"
 )
 
 // turnState is what one turn accumulates.
@@ -214,7 +213,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		}
 		cv.msgs = append(cv.msgs, llm.Message{Role: "assistant", Content: reply.Text, ToolCalls: reply.ToolCalls,
 			Reasoning: replay})
-		cv.msgs = append(cv.msgs, a.runTools(ts, reply.ToolCalls)...)
+		cv.msgs = append(cv.msgs, a.runTools(ctx, ts, reply.ToolCalls)...)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -287,7 +286,7 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	req := llm.Request{Model: cv.cfg.Model, Messages: a.prompt(chat, ts, cv.cfg, tools)}
 	req.Messages = append(req.Messages, cv.msgs...)
 	if tools {
-		req.Tools = memtools.Defs
+		req.Tools = a.offeredTools()
 	}
 	// a continuation goes on where the answer stopped
 	sep, rsep := ts.answer.Len() > len(ts.prefix), ts.reasoning.Len() > 0
@@ -338,11 +337,11 @@ func (a *Agent) stopThinking(ts *turnState) {
 // runTools runs the model's tool calls in order, records and reports them,
 // and returns the tool messages that answer them; a failed tool's error is
 // its answer.
-func (a *Agent) runTools(ts *turnState, calls []llm.ToolCall) []llm.Message {
+func (a *Agent) runTools(ctx context.Context, ts *turnState, calls []llm.ToolCall) []llm.Message {
 	msgs := make([]llm.Message, 0, len(calls))
 	for _, call := range calls {
 		a.emit(ToolCall{ChatID: ts.chatID, CallID: call.ID, Name: call.Name, Args: call.Args})
-		result, err := a.runTool(ts, call)
+		result, err := a.runTool(ctx, ts, call)
 		rec := ToolRecord{CallID: call.ID, Name: call.Name, Args: call.Args, Result: result}
 		content := result
 		if err != nil {

@@ -12,11 +12,38 @@
 // with the file with Reload. RenderBlock renders recalled Hits as the block the
 // agent injects into its prompt.
 //
+// Remove and Forget differ in what they keep. Remove takes the text out of
+// the file at once (a tombstone keeps the ID and the times, so the
+// deletion syncs) and out of the journal and the backups, and keeps it in
+// this device's trash (Trash, never synced; in memory only for a store
+// without a StateDir), from which Restore brings it back as a new version
+// that outranks the tombstone, for as long as the tombstone is kept (30
+// days) or until EmptyTrash. Forget, and ForgetSecrets for every entry
+// the secret check flags, keep nothing: the text of the entry and of its
+// history leaves the file, the journal, the backups and the trash, and the
+// tombstone outranks any older copy of the file that comes back. Copies
+// outside the store's files (a chat's record of a tool result) are the
+// caller's to scrub.
+//
 // Every method of Store is safe from any goroutine. Reads are served from
 // the snapshot the last write published and never wait for a write; writes
 // take turns, and only they wait for the file's locks (including another
 // process's). Nothing here reads the environment: cmd/ resolves the paths
 // and passes them in Options.
+//
+// # Sync
+//
+// memory.json is made to be synced by tools that know nothing of it, so
+// every copy carries Revs on its entries and a Vector ("seen") of the
+// changes it reflects, and any two copies merge the same way on every
+// device (see Vector). The invariant: a file's seen never covers a change
+// the file's own content does not reflect (as a live entry, a later
+// version of it, or a tombstone), and a device raises its own entry in
+// seen only over changes it can prove it still holds — its journal, in
+// the state directory, names the replica it stamps with and holds every
+// change of it; whenever that proof is gone, the store mints a new
+// replica. Device IDs are bound to the machine (DeviceID), so a copied
+// state folder does not clone one.
 //
 // # Where things live
 //
@@ -27,10 +54,13 @@
 //   - store_encode.go, store_file.go, lenient.go, legacy.go: the file
 //     format, its writing and its lenient reading.
 //   - version.go: Revs, Vectors and the merge rules (mergeCopy);
-//     journal.go: the device's journal; conflict.go: sync tools' conflict
-//     copies; repair.go: Repair and MergeFile.
+//     journal.go: the device's journal; device*.go: the device ID, the
+//     machine's fingerprint and the store's replica; conflict.go: sync
+//     tools' conflict copies; repair.go: Repair and MergeFile.
 //   - dedupe*.go and evict.go: the policy (duplicates, the cap); forget.go,
-//     validate.go, secret.go: what may be stored and how it goes for good.
+//     validate.go, secret.go: what may be stored and how it goes for good;
+//     trash.go: what Remove keeps for Restore; purge.go: taking texts out
+//     of the journal, the trash and the backups.
 //   - recall.go (EntryIndex), prefix.go (Complete), search.go (Search),
 //     block.go: recall and the injection block.
 //

@@ -253,42 +253,78 @@ func (s *Store) Update(id string, c Change) (Entry, error) {
 	return out, nil
 }
 
-// Remove deletes an entry (live or history) by turning it into a
-// tombstone, which Restore undoes until it expires.
+// Remove deletes an entry (live or history): it puts the entry, text
+// included, in the trash (see Trash) and leaves in the file a tombstone
+// with its ID and times only, so the text leaves the file, and every copy
+// of it, at once; it leaves the journal and the backups too (see purge),
+// so the trash is the only file that keeps it. Restore brings it back
+// from the trash until the tombstone expires or the trash is emptied. If
+// the text could not be taken out of every file, the error is
+// ErrNotPurged (the entry is removed): Forget finishes the job.
 func (s *Store) Remove(id string) error {
+	var gone Entry
 	err := s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
 		e, ok := recs[id]
 		if !ok || !e.Deleted.IsZero() {
 			return nil, false, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
-		e.Deleted, e.Updated = now, now
-		recs[id] = e
+		if err := s.trashLocked(e, now); err != nil {
+			return nil, false, err
+		}
+		gone = e
+		recs[id] = tombstone(e, now)
 		return nil, true, nil
 	})
+	if err == nil {
+		ps := newPurgeSet([]Entry{gone}, nil)
+		ps.keepTrash = true
+		err = s.purge(ps)
+	}
 	if err != nil {
 		return fmt.Errorf("remove memory: %w", err)
 	}
 	return nil
 }
 
-// Restore undoes a Remove (or an eviction) while the tombstone is kept.
-// Restoring an entry that is not deleted does nothing.
+// tombstone is the deletion of e at now: its ID and times, nothing it said.
+func tombstone(e Entry, now time.Time) Entry {
+	return Entry{ID: e.ID, Kind: KindFact, Created: e.Created, Updated: now, Deleted: now}
+}
+
+// Restore undoes a Remove, from the trash, with a new version of the
+// entry that outranks its tombstone on every copy; or an eviction, while
+// the tombstone is kept. Restoring an entry that is not deleted does
+// nothing. A memory forgotten with Forget cannot be restored
+// (ErrForgotten).
 func (s *Store) Restore(id string) error {
 	err := s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
 		e, ok := recs[id]
-		if !ok {
-			return nil, false, fmt.Errorf("%w: %s", ErrNotFound, id)
-		}
-		if e.Deleted.IsZero() {
+		if ok && e.Deleted.IsZero() {
 			return nil, false, nil
 		}
-		if forgotten(e) {
-			return nil, false, fmt.Errorf("%w: %s", ErrForgotten, id)
+		if ok && !forgotten(e) {
+			e.Deleted, e.Updated = time.Time{}, now
+			recs[id] = e
+			return []string{id}, true, nil
 		}
+		t, inTrash, err := s.trashedLocked(id, now)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case !inTrash && ok:
+			return nil, false, fmt.Errorf("%w: %s", ErrForgotten, id)
+		case !inTrash:
+			return nil, false, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		e = t.Entry
 		e.Deleted, e.Updated = time.Time{}, now
+		e.Rev = Rev{} // a change of this device, later than the tombstone
 		recs[id] = e
 		return []string{id}, true, nil
 	})
+	if err == nil {
+		err = s.dropTrashed(func(t Trashed) bool { return t.ID == id })
+	}
 	if err != nil {
 		return fmt.Errorf("restore memory: %w", err)
 	}

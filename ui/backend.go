@@ -73,6 +73,8 @@ type MemoryStore interface {
 	Update(id string, c memory.Change) (memory.Entry, error)
 	Remove(id string) error
 	Restore(id string) error
+	Trash() ([]memory.Trashed, error)
+	EmptyTrash() (int, error)
 	Search(query string, k int) []memory.Hit
 	History(id string) []memory.Entry
 	Len() int

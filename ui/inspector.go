@@ -39,7 +39,8 @@ type memRow struct {
 // inspector is the memory column: Global/Project tabs, a search that ranks
 // as you type (completing the word being typed), filters and sort, a
 // virtualised list with multi-select, a detail view, an editor, undo for
-// deletes and pins, the store's error state and its "full" state.
+// deletes and pins, the trash (Empty trash), the store's error state and its
+// "full" state.
 type inspector struct {
 	u        *UI
 	scope    agent.Scope
@@ -71,6 +72,7 @@ type inspector struct {
 	undoLabel    *widget.Label
 	undoBox      *fyne.Container
 	undoStore    MemoryStore
+	trash        *trashBar
 	noProject    fyne.CanvasObject
 	empty        *caption
 	ed           *memEditor
@@ -134,6 +136,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 	closeUndo.Importance = widget.LowImportance
 	i.undoBox = container.NewBorder(nil, nil, nil, container.NewHBox(undo, closeUndo), i.undoLabel)
 	i.undoBox.Hide()
+	i.trash = newTrashBar(i)
 
 	pin := widget.NewButtonWithIcon(lang.L("Pin a project folder…"), theme.FolderOpenIcon(), func() { u.bar.chooseFolder() })
 	i.noProject = container.NewCenter(container.NewVBox(
@@ -162,7 +165,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 		i.fullBox,
 		i.sel.box,
 	)
-	bottom := container.NewVBox(i.undoBox, i.ed.root)
+	bottom := container.NewVBox(i.undoBox, i.trash.box, i.ed.root)
 	if u.review != nil {
 		bottom.Objects = append([]fyne.CanvasObject{u.review.root}, bottom.Objects...)
 	}
@@ -389,6 +392,7 @@ func (i *inspector) reload() {
 		rows := queryRows(st, typed, f)
 		total := st.Len()
 		err := st.Err()
+		trashed := trashCount(st)
 		return func() {
 			if gen != i.gen {
 				return
@@ -414,6 +418,7 @@ func (i *inspector) reload() {
 			}
 			i.showErr(err)
 			i.showFull()
+			i.trash.show(trashed)
 			i.sel.update()
 			i.detail.refresh()
 		}

@@ -12,8 +12,13 @@ import (
 // RunInTempHome runs a package's tests (from its TestMain) with HOME and the
 // XDG folders in a temporary directory, so that neither the tests nor the
 // processes they start can write into the real user's folders, and returns
-// m.Run's exit code.
+// m.Run's exit code. With MCPServerEnv set, the binary serves the test
+// MCP server instead.
 func RunInTempHome(m *testing.M) int {
+	if mode := os.Getenv(MCPServerEnv); mode != "" {
+		serveMCP(mode)
+		return 0
+	}
 	home, err := os.MkdirTemp("", "engram-test-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test home:", err)

@@ -10,6 +10,7 @@ package distill
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -31,18 +32,19 @@ type Target struct {
 }
 
 // Forget forgets the live memory id of t with all its versions (their
-// text leaves the store's file at once) and tells t.Forgot what they
-// were.
+// text leaves every file of the store at once, see memory.Store.Forget)
+// and tells t.Forgot what they were: also when the store could not take
+// them out of all its files (memory.ErrNotPurged, returned as well).
 func Forget(t Target, id string) (memory.Entry, error) {
 	versions := t.Store.History(id)
 	e, err := t.Store.Forget(id)
-	if err != nil {
+	if err != nil && !errors.Is(err, memory.ErrNotPurged) {
 		return e, err
 	}
 	if t.Forgot != nil {
 		t.Forgot(versions)
 	}
-	return e, nil
+	return e, err
 }
 
 // Turn is a finished turn to consolidate, with the stores it saw.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"engram/agent"
+	"engram/cmd/internal/version"
 )
 
 func init() {
@@ -31,8 +32,9 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 	project := fs.String("project", "", "pin the project folder `DIR` to the chat (its AGENTS.md and memories)")
 	noRecall := fs.Bool("no-recall", false, "do not recall memories for this turn")
 	retry := fs.Bool("retry", false, "ask again for the answer to the last message of the chat (with --chat)")
+	approve := fs.Bool("approve", false, "let the model call the tools of MCP servers (mcp.json) that ask first")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] MESSAGE\n"+
+		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] [--approve] MESSAGE\n"+
 			"       engramctl chat --chat ID --retry")
 		fs.PrintDefaults()
 	}
@@ -63,12 +65,14 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
 		return exitError
 	}
-	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv})
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv, ToolServers: true,
+		Version: version.String()})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)
 		return exitError
 	}
 	defer a.Close()
+	waitToolServers(ctx, a, env.Stderr)
 
 	id := *chatID
 	if id == "" {
@@ -116,6 +120,10 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		if done, ok := e.(agent.TurnDone); ok && done.ChatID == id {
 			code = p.done(done)
 			break
+		}
+		if ask, ok := e.(agent.ToolApproval); ok && ask.ChatID == id {
+			answerApproval(a, ask, *approve, env.Stderr)
+			continue
 		}
 		p.print(e)
 	}
@@ -234,3 +242,39 @@ func memories(n int) string {
 
 // oneLine collapses white space so a memory prints on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// toolServerWait is how long engramctl chat waits for the MCP servers of
+// mcp.json to start, so that one turn sees their tools.
+const toolServerWait = 10 * time.Second
+
+// waitToolServers waits for the MCP servers to start and says which could
+// not.
+func waitToolServers(ctx context.Context, a *agent.Agent, errw io.Writer) {
+	wctx, cancel := context.WithTimeout(ctx, toolServerWait)
+	defer cancel()
+	a.WaitToolServers(wctx)
+	for _, st := range a.ToolServers() {
+		switch {
+		case st.Err != nil:
+			fmt.Fprintf(errw, "mcp: %v\n", st.Err)
+		case st.State == "starting":
+			fmt.Fprintf(errw, "mcp: %s is still starting; its tools are not offered\n", st.Server.Name)
+		}
+	}
+}
+
+// answerApproval answers a tool call that asks first: allowed with
+// --approve, else declined, and says so.
+func answerApproval(a *agent.Agent, ask agent.ToolApproval, approve bool, errw io.Writer) {
+	d := agent.Deny
+	if approve {
+		d = agent.AllowOnce
+		fmt.Fprintf(errw, "  allowed (--approve): %s of %s\n", ask.Tool, ask.Server)
+	} else {
+		fmt.Fprintf(errw, "  declined: %s of the MCP server %s asks first; run with --approve to allow it\n",
+			ask.Tool, ask.Server)
+	}
+	if err := a.Approve(ask.ChatID, ask.CallID, d); err != nil {
+		fmt.Fprintf(errw, "  %v\n", err)
+	}
+}

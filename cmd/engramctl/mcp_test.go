@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"engram/agent/agenttest"
 	"engram/agent/mcpserver"
 	"engram/memory"
 )
@@ -269,5 +271,45 @@ func TestMCPHTTPLoopbackOnly(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a request for Host attacker.example: %s, want 403", resp.Status)
+	}
+}
+
+// writeMCPConfig lists the test MCP server (agenttest's, this test binary)
+// as "files" in the chat environment's mcp.json.
+func writeMCPConfig(t *testing.T, e *chatEnv) {
+	t.Helper()
+	cmd, args, env := agenttest.MCPServerCommand("1")
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"files": map[string]any{"command": cmd, "args": args, "env": env}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(e.vars["XDG_CONFIG_HOME"], "engram")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// engramctl chat runs an MCP server's tool that asks first only with
+// --approve; without it the call is declined and says how to allow it.
+func TestChatRunsMCPToolsOnlyWithApprove(t *testing.T) {
+	e := newChatEnv(t)
+	writeMCPConfig(t, e)
+	call := agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "mcp__files__echo", Args: `{"text":"hello"}`}}}
+	e.srv.Push(call, agenttest.Reply{Text: "Declined."})
+	code, _, errOut := e.run(t, "chat", "use the server")
+	if code != exitOK || !strings.Contains(errOut, "declined: echo of the MCP server files") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if got := e.srv.Requests()[1].ToolResults()["c1"]; !strings.Contains(got, "declined") {
+		t.Errorf("the model was told %q", got)
+	}
+	e.srv.Push(call, agenttest.Reply{Text: "It said hello."})
+	code, out, errOut := e.run(t, "chat", "--approve", "use the server")
+	if code != exitOK || out != "It said hello.\n" || !strings.Contains(errOut, "→ echo: hello") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
 }

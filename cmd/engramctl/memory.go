@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("memory", "list, add, edit, remove, pin, search, import and export memories", memoryCmd)
+	register("memory", "list, add, edit, remove, forget, pin, search, import and export memories", memoryCmd)
 }
 
 const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
@@ -26,8 +26,13 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
                                                   a text that looks like a secret needs --force
   edit    ID [--kind K] [--text T | TEXT...] [--force]
                                                   change a memory's text or kind
-  rm      ID...                                   delete memories (kept 30 days as tombstones)
-  restore ID...                                   undo rm
+  rm      ID...                                   delete memories: the text leaves memory.json and
+                                                  goes to this device's trash for 30 days
+  restore ID...                                   undo rm, from the trash
+  trash   [empty]                                 list the trash (last removed first), or empty it
+  forget  ID... | --secrets                       forget for good: the text leaves every file Engram
+                                                  keeps (memory.json, journal, backups, trash, chats);
+                                                  --secrets: every memory that looks like a secret
   pin     ID...                                   always inject, never evict
   unpin   ID...
   search  [--k N] QUERY...                        rank memories for a query (last word: a prefix)
@@ -46,9 +51,10 @@ flags of every subcommand:
   --project DIR   the store of a project folder ($XDG_CONFIG_HOME/engram/projects/<slug>/memory.json)
   --json          machine-readable output
 
-This device's journal of changes, its ID and the backups of merged conflict
-copies and repaired files live in its state folder, which is never synced:
-$XDG_STATE_HOME/engram (macOS, Windows: engram-state beside the engram folder).
+This device's journal of changes, its ID, its trash and the backups of merged
+conflict copies and repaired files live in its state folder, which is never
+synced: $XDG_STATE_HOME/engram (macOS, Windows: engram-state beside the engram
+folder).
 
 IDs may be abbreviated to a unique prefix. Plain output is one memory per line:
 ID, kind, flags (pinned, superseded, deleted or -), text with \n, \t and \\ escaped,
@@ -136,6 +142,8 @@ var memorySubs = map[string]func(r *memoryRun) func() int{
 	"edit":    memoryEdit,
 	"rm":      func(r *memoryRun) func() int { return memoryEach(r, (*memory.Store).Remove) },
 	"restore": func(r *memoryRun) func() int { return memoryEach(r, (*memory.Store).Restore) },
+	"trash":   memoryTrash,
+	"forget":  memoryForget,
 	"pin":     func(r *memoryRun) func() int { return memoryEach(r, setPin(true)) },
 	"unpin":   func(r *memoryRun) func() int { return memoryEach(r, setPin(false)) },
 	"search":  memorySearch,

@@ -172,7 +172,7 @@ func TestMemoryCLIExitCodes(t *testing.T) {
 		{"no command", "", nil, exitUsage, "usage: engramctl COMMAND"},
 		{"unknown command", "", []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{"memory alone", "", []string{"memory"}, exitUsage, "usage: engramctl memory"},
-		{"unknown subcommand", "", []string{"memory", "forget"}, exitUsage, `unknown subcommand "forget"`},
+		{"unknown subcommand", "", []string{"memory", "frobnicate"}, exitUsage, `unknown subcommand "frobnicate"`},
 		{"unknown flag", "", []string{"memory", "list", "--colour"}, exitUsage, "flag provided but not defined"},
 		{"list argument", "", []string{"memory", "list", "extra"}, exitUsage, `unexpected argument "extra"`},
 		{"store and project", "", []string{"memory", "list", "--store", "x.json", "--project", "."}, exitUsage, "exclude each other"},
