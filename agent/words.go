@@ -40,27 +40,29 @@ const (
 
 // The wordings of the notices (Notice.Words).
 const (
-	KeyRetryRateLimited  Key = "retry_rate_limited"
-	KeyRetryServer       Key = "retry_server"
-	KeyAnswerTooLong     Key = "answer_too_long"
-	KeyOutputLimit       Key = "output_limit"
-	KeyNoTools           Key = "no_tools"
-	KeyChatNotSaved      Key = "chat_not_saved"
-	KeyProjectMemory     Key = "project_memory_unavailable"
-	KeySummarised        Key = "summarised"
-	KeySecretNotSaved    Key = "secret_not_saved"
-	KeyYourMemoryUpdated Key = "your_memory_updated"
-	KeyChatUnreadable    Key = "chat_unreadable"
-	KeyScrubFailed       Key = "scrub_failed"
-	KeyNotFollowing      Key = "not_following"
-	KeyOutsideChanges    Key = "outside_changes"
-	KeyFileNotFollowed   Key = "file_not_followed"
-	KeyConflictsMerged   Key = "conflicts_merged"
-	KeyConflictLeft      Key = "conflict_left"
-	KeyConfigUnusable    Key = "config_unusable"
-	KeyConfigChanged     Key = "config_changed"
-	KeyServerSaid        Key = "server_said" // the part ServerSaid of other wordings
-	KeyRetryAsked        Key = "retry_asked" // the part Asked of a retry's
+	KeyRetryRateLimited     Key = "retry_rate_limited"
+	KeyRetryServer          Key = "retry_server"
+	KeyAnswerTooLong        Key = "answer_too_long"
+	KeyOutputLimit          Key = "output_limit"
+	KeyNoTools              Key = "no_tools"
+	KeyChatNotSaved         Key = "chat_not_saved"
+	KeyProjectMemory        Key = "project_memory_unavailable"
+	KeySummarised           Key = "summarised"
+	KeySecretNotSaved       Key = "secret_not_saved"
+	KeyYourMemoryUpdated    Key = "your_memory_updated"
+	KeyChatUnreadable       Key = "chat_unreadable"
+	KeyScrubFailed          Key = "scrub_failed"
+	KeyNotFollowing         Key = "not_following"
+	KeyOutsideChanges       Key = "outside_changes"
+	KeyFileNotFollowed      Key = "file_not_followed"
+	KeyConflictsMerged      Key = "conflicts_merged"
+	KeyConflictLeft         Key = "conflict_left"
+	KeyConfigUnusable       Key = "config_unusable"
+	KeyConfigChanged        Key = "config_changed"
+	KeyToolServersUnchanged Key = "tool_servers_unchanged"
+	KeyAllowedThisSession   Key = "allowed_this_session"
+	KeyServerSaid           Key = "server_said" // the part ServerSaid of other wordings
+	KeyRetryAsked           Key = "retry_asked" // the part Asked of a retry's
 )
 
 // wordings are the English templates. Args named Server are the
@@ -118,11 +120,13 @@ var wordings = map[Key]string{
 	KeyFileNotFollowed: "Changes to {{.Path}} will show after a restart: {{.Err}}",
 	KeyConflictsMerged: "Merged {{.Entries}} memories from {{.Copies}} conflict copies of memory.json; the copies " +
 		"are kept in the backups folder.",
-	KeyConflictLeft:   "A conflict copy of memory.json was left as it is: {{.Err}}",
-	KeyConfigUnusable: "config.json was changed but cannot be used; keeping the current settings: {{.Err}}",
-	KeyConfigChanged:  "config.json changed; the next turn uses the new settings.",
-	KeyServerSaid:     ". The server said: {{.Server}}",
-	KeyRetryAsked:     ", as it asked",
+	KeyConflictLeft:         "A conflict copy of memory.json was left as it is: {{.Err}}",
+	KeyConfigUnusable:       "config.json was changed but cannot be used; keeping the current settings: {{.Err}}",
+	KeyConfigChanged:        "config.json changed; the next turn uses the new settings.",
+	KeyToolServersUnchanged: "The MCP servers were not changed: {{.Err}}",
+	KeyAllowedThisSession:   "Allowed for this session only: {{.Err}}",
+	KeyServerSaid:           ". The server said: {{.Server}}",
+	KeyRetryAsked:           ", as it asked",
 }
 
 // Words is a message for people as a key and its arguments: Wording(Key)
