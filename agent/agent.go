@@ -189,7 +189,8 @@ func New(opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
 	for _, err := range chats.LoadErrors() {
-		a.events.emit(Notice{Text: fmt.Sprintf("A saved chat could not be read and is not shown: %v", err)})
+		w := words(KeyChatUnreadable, "Err", err)
+		a.events.emit(Notice{Text: w.English(), Words: w})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
 	a.startLive()
