@@ -166,7 +166,15 @@ func New(opts Options) (*Agent, error) {
 		Recall:          recallAll,
 		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
 		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
-		Now:             opts.Now,
+		ProposalsFile:   filepath.Join(opts.Paths.DataDir, "forget-proposals.json"),
+		Lookup: func(scope Scope, dir, id string) (memory.Entry, bool) {
+			ss, err := a.storeOf(scope, dir)
+			if err != nil {
+				return memory.Entry{}, false
+			}
+			return ss.st.Get(id)
+		},
+		Now: opts.Now,
 	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
 	if err != nil {
@@ -181,7 +189,8 @@ func New(opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
 	for _, err := range chats.LoadErrors() {
-		a.events.emit(Notice{Text: fmt.Sprintf("A saved chat could not be read and is not shown: %v", err)})
+		w := words(KeyChatUnreadable, "Err", err)
+		a.events.emit(Notice{Text: w.English(), Words: w})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
 	a.startLive()

@@ -77,18 +77,11 @@ func (a *Agent) report(chatID string, res distill.Outcome) {
 	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
 		a.emit(rv)
 	}
-	for _, r := range rv.Updated {
-		if r.Notice {
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("A memory you wrote was updated: %q is now %q. "+
-				"The earlier version is kept in its history.", distill.Clip(r.Old.Text, 80), distill.Clip(r.New.Text, 80))})
-		}
-	}
 	if res.Suggested > 0 {
 		a.emit(SuggestionsChanged{ChatID: chatID})
 	}
 	if res.Secrets > 0 {
-		a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("%d memory not saved: it looks like a secret "+
-			"(a password, key or token).", res.Secrets)})
+		a.notice(chatID, KeySecretNotSaved, "Count", res.Secrets)
 	}
 	changed := len(res.Saved) > 0 || len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 || res.Suggested > 0
 	if len(res.Errs) > 0 && !changed {
@@ -158,7 +151,7 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 	}
 	summary := strings.TrimSpace(reply.Text)
 	if summary == "" {
-		return &Error{Code: CodeBadResponse, Message: "The model returned an empty summary of the chat"}
+		return newError(CodeBadResponse, nil, KeyEmptySummary)
 	}
 	at := start + keep
 	err = a.chats.Update(chatID, func(c *Chat) bool {
@@ -173,7 +166,6 @@ func (a *Agent) compact(ctx context.Context, client llm.Completer, cfg Config, c
 	if err != nil {
 		return err
 	}
-	a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("Summarised %d earlier messages to fit the model's context.",
-		keep)})
+	a.notice(chatID, KeySummarised, "Count", keep)
 	return nil
 }

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -33,11 +32,21 @@ const (
 )
 
 // Error is a failure explained for people: Message says what happened and
-// what to do; Err is the cause, for logs and errors.Is/As.
+// what to do, in English; Words says the same as a key and its arguments,
+// for a window in another language; Err is the cause, for logs and
+// errors.Is/As.
 type Error struct {
 	Code    Code
 	Message string
+	Words   Words
 	Err     error
+}
+
+// newError is the failure code worded by key and its pairs of names and
+// values (see words), caused by err.
+func newError(code Code, err error, key Key, pairs ...any) *Error {
+	w := words(key, pairs...)
+	return &Error{Code: code, Message: w.English(), Words: w, Err: err}
 }
 
 // Error implements error.
@@ -55,23 +64,18 @@ func (e *Error) Unwrap() error { return e.Err }
 // errors.Is(err, &agent.Error{Code: agent.CodeAuth}) works.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Message == "" && t.Err == nil
+	return ok && t.Code == e.Code && t.Message == "" && t.Words.Key == "" && t.Err == nil
 }
 
 // retryable reports whether the failure may go away by itself (429, 5xx).
 func (e *Error) retryable() bool { return e.Code == CodeRateLimited || e.Code == CodeServer }
 
 // errNoEndpoint is the error of a turn with no endpoint configured.
-func errNoEndpoint() *Error {
-	return &Error{Code: CodeNoEndpoint, Message: "No model endpoint is configured and no local server " +
-		"(Ollama on 127.0.0.1:11434, LM Studio on 127.0.0.1:1234) answered. Set the endpoint and model in " +
-		"Settings, or OPENAI_BASE_URL and ENGRAM_MODEL"}
-}
+func errNoEndpoint() *Error { return newError(CodeNoEndpoint, nil, KeyNoEndpoint) }
 
 // errNoModel is the error of a turn with an endpoint but no model.
 func errNoModel(base string) *Error {
-	return &Error{Code: CodeModelNotFound, Message: fmt.Sprintf("No model is chosen for %s. Pick one in "+
-		"Settings, or set ENGRAM_MODEL", base)}
+	return newError(CodeModelNotFound, nil, KeyNoModel, "Base", base)
 }
 
 // classify turns an error from the provider into an *Error. Context errors
@@ -90,59 +94,46 @@ func classify(err error, model string) error {
 		status, msg, code = se.Status, se.Message, se.Code
 	}
 	lower := strings.ToLower(msg + " " + code)
+	server := serverWords(msg)
 	var te *llm.TimeoutError
 	switch {
 	case errors.As(err, &te) && te.FirstByte:
-		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("The endpoint did not start answering within %s. "+
-			"The server may be overloaded or still loading the model; try again, or raise first_byte_timeout "+
-			"in config.json", te.After), Err: err}
+		return newError(CodeTimeout, err, KeyFirstByteTimeout, "After", te.After)
 	case errors.As(err, &te):
-		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("The endpoint stopped sending for %s, so the "+
-			"answer was ended there. What arrived is kept; Retry asks again (stream_idle_timeout in config.json "+
-			"sets the wait)", te.After), Err: err}
+		return newError(CodeTimeout, err, KeyIdleTimeout, "After", te.After)
 	case errors.Is(err, llm.ErrInterrupted):
-		return &Error{Code: CodeInterrupted, Message: "The answer broke off before the model finished (the " +
-			"stream ended without a finish reason). What arrived is kept; Retry asks again", Err: err}
+		return newError(CodeInterrupted, err, KeyInterrupted)
 	case errors.Is(err, llm.ErrEmpty):
-		return &Error{Code: CodeBadResponse, Message: "The endpoint sent an empty answer (the stream closed " +
-			"with nothing in it). Try again; if it keeps happening, check the server's log", Err: err}
+		return newError(CodeBadResponse, err, KeyEmptyAnswer)
 	case isContextTooLong(status, lower):
-		return &Error{Code: CodeContextTooLong, Message: "The conversation is longer than the model's context " +
-			"window. Start a new chat or choose a model with a larger context" + serverSaid(msg), Err: err}
+		return newError(CodeContextTooLong, err, KeyContextTooLong, "Server", server)
 	case isToolsUnsupported(status, lower):
-		return &Error{Code: CodeToolsUnsupported, Message: fmt.Sprintf("The model %s does not support tools; "+
-			"memory tools are off for this answer", model) + serverSaid(msg), Err: err}
+		return newError(CodeToolsUnsupported, err, KeyToolsUnsupported, "Model", model, "Server", server)
 	case status == http.StatusUnauthorized:
-		return &Error{Code: CodeAuth, Message: "The endpoint rejected the API key (401). Check the key in " +
-			"Settings or OPENAI_API_KEY", Err: err}
+		return newError(CodeAuth, err, KeyKeyRejected)
 	case status == http.StatusForbidden:
-		return &Error{Code: CodeAuth, Message: "The API key is not allowed to use this model or endpoint " +
-			"(403). Check the key and its permissions", Err: err}
+		return newError(CodeAuth, err, KeyForbidden)
 	case status == http.StatusNotFound:
-		return &Error{Code: CodeModelNotFound, Message: fmt.Sprintf("The model %q was not found (404). Check "+
-			"the model name and the base URL (it usually ends in /v1)", model) + serverSaid(msg), Err: err}
+		return newError(CodeModelNotFound, err, KeyModelNotFound, "Model", model, "Server", server)
 	case status == http.StatusTooManyRequests:
-		return &Error{Code: CodeRateLimited, Message: "The endpoint is rate limiting requests (429) and still " +
-			"was after several retries. Wait a minute and try again, or check your plan's limits", Err: err}
+		return newError(CodeRateLimited, err, KeyRateLimited)
 	case status >= 500:
-		return &Error{Code: CodeServer, Message: fmt.Sprintf("The endpoint failed with a server error (%d), "+
-			"also on retry. Try again later", status), Err: err}
+		return newError(CodeServer, err, KeyServer, "Status", status)
 	case status >= 400:
-		return &Error{Code: CodeBadRequest, Message: fmt.Sprintf("The endpoint refused the request (%d)", status) +
-			serverSaid(msg), Err: err}
+		return newError(CodeBadRequest, err, KeyRefused, "Status", status, "Server", server)
 	case isUnreachable(err):
-		return &Error{Code: CodeUnreachable, Message: "The model endpoint cannot be reached (connection " +
-			"refused or timed out). Check that the server is running and the base URL is right", Err: err}
+		return newError(CodeUnreachable, err, KeyUnreachable)
 	}
-	return &Error{Code: CodeBadResponse, Message: "The endpoint's answer broke off or could not be read", Err: err}
+	return newError(CodeBadResponse, err, KeyUnreadable)
 }
 
 // maxServerWords bounds the server's message quoted in an Error.
 const maxServerWords = 300
 
-// serverSaid quotes the endpoint's own message, as ". The server said: …",
-// or "" when it gave none.
-func serverSaid(msg string) string {
+// serverWords is the endpoint's own message as an Error quotes it
+// (KeyServerSaid): on one line, at most maxServerWords bytes, without a
+// final full stop; "" when it gave none.
+func serverWords(msg string) string {
 	msg = strings.Join(strings.Fields(msg), " ")
 	if msg == "" {
 		return ""
@@ -150,7 +141,7 @@ func serverSaid(msg string) string {
 	if len(msg) > maxServerWords {
 		msg = textcut.UTF8(msg, maxServerWords) + "…"
 	}
-	return ". The server said: " + strings.TrimRight(msg, ".")
+	return strings.TrimRight(msg, ".")
 }
 
 // isContextTooLong recognises the context-length errors of OpenAI, vLLM,

@@ -19,9 +19,11 @@ import (
 //     ReasoningDelta (between ThinkingStarted and ThinkingDone), ToolCall
 //     and ToolResult as they happen, then TurnDone last; its Notices
 //     (retries, compaction, a chat that could not be saved…) come between
-//     TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised and
-//     SuggestionsChanged of its consolidation come after its TurnDone (a
-//     memory tool's MemoriesRevised comes with its ToolResult);
+//     TurnStarted and TurnDone; MemoriesSaved, MemoriesRevised,
+//     SuggestionsChanged and the Notices of its consolidation (a memory
+//     that looks like a secret, a memory you wrote that was updated) come
+//     after its TurnDone (a memory tool's MemoriesRevised comes with its
+//     ToolResult): they belong to the chat's last answer;
 //   - MemoryChanged (a store changed, by the agent, the person or another
 //     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
 //     at any time;
@@ -111,10 +113,13 @@ type ToolResult struct {
 }
 
 // Notice is a non-fatal message for the person, such as "the model does not
-// support tools; answered without memory tools".
+// support tools; answered without memory tools": Text in English, Words
+// the same as a key and its arguments (an empty Key for a notice that has
+// only its Text, such as those of distill's suggestions).
 type Notice struct {
 	ChatID string
 	Text   string
+	Words  Words
 }
 
 // TurnDone closes a turn. Err is nil on success, a context error when it was

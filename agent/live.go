@@ -2,7 +2,6 @@ package agent
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,10 +47,10 @@ type live struct {
 // and a Notice says that live changes are not followed.
 func (a *Agent) startLive() {
 	w, err := watch.New(watch.Options{OnError: func(err error) {
-		a.emit(Notice{Text: fmt.Sprintf("Following file changes: %v", err)})
+		a.notice("", KeyNotFollowing, "Err", err)
 	}})
 	if err != nil {
-		a.emit(Notice{Text: fmt.Sprintf("Changes to Engram's files made outside the app will show after a restart: %v", err)})
+		a.notice("", KeyOutsideChanges, "Err", err)
 		return
 	}
 	a.live = &live{w: w}
@@ -104,7 +103,7 @@ func (a *Agent) followAlso(path string, also func(name string) bool, fn func()) 
 	for _, p := range paths {
 		_, err := a.live.w.SubscribeAlso(filepath.Dir(p), filepath.Base(p), also, func(watch.Event) { fn() })
 		if err != nil && !errors.Is(err, watch.ErrClosed) {
-			a.emit(Notice{Text: fmt.Sprintf("Changes to %s will show after a restart: %v", p, err)})
+			a.notice("", KeyFileNotFollowed, "Path", p, "Err", err)
 		}
 	}
 }
@@ -141,10 +140,10 @@ func (a *Agent) memoryFileChanged(ss *storeState) {
 func (a *Agent) reportMerges(ss *storeState) {
 	m := ss.st.TakeMergeReport()
 	if m.Copies > 0 {
-		a.emit(Notice{Text: fmt.Sprintf("Merged %d memories from %d conflict copies of memory.json; the copies are kept in the backups folder.", m.Entries, m.Copies)})
+		a.notice("", KeyConflictsMerged, "Entries", m.Entries, "Copies", m.Copies)
 	}
 	for _, err := range m.Errs {
-		a.emit(Notice{Text: fmt.Sprintf("A conflict copy of memory.json was left as it is: %v", err)})
+		a.notice("", KeyConflictLeft, "Err", err)
 	}
 }
 
@@ -154,7 +153,7 @@ func (a *Agent) configFileChanged() {
 	defer a.cfgMu.Unlock()
 	file, err := LoadConfig(a.opts.Paths.ConfigFile(), nil)
 	if err != nil {
-		a.emit(Notice{Text: fmt.Sprintf("config.json was changed but cannot be used; keeping the current settings: %v", err)})
+		a.notice("", KeyConfigUnusable, "Err", err)
 		return
 	}
 	cfg := a.src.inUse(file)
@@ -163,7 +162,7 @@ func (a *Agent) configFileChanged() {
 	a.cfg = cfg
 	a.mu.Unlock()
 	if changed {
-		a.emit(Notice{Text: "config.json changed; the next turn uses the new settings."})
+		a.notice("", KeyConfigChanged)
 	}
 }
 

@@ -100,7 +100,7 @@ func (a *Agent) storeOf(scope Scope, projectDir string) (*storeState, error) {
 // the chats (see chat.Store.Scrub); what fails is reported as a Notice.
 func (a *Agent) scrubChats(versions []memory.Entry) {
 	if err := a.chats.Scrub(versions...); err != nil {
-		a.emit(Notice{Text: fmt.Sprintf("A forgotten memory's text could not be removed from every chat: %v", err)})
+		a.notice("", KeyScrubFailed, "Err", err)
 	}
 }
 

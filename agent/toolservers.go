@@ -87,7 +87,7 @@ func (a *Agent) startToolServers() {
 func (a *Agent) applyToolConfig() {
 	servers, err := mcptools.ReadConfig(a.opts.Paths.MCPConfig())
 	if err != nil {
-		a.emit(Notice{Text: fmt.Sprintf("The MCP servers were not changed: %v", err)})
+		a.notice("", KeyToolServersUnchanged, "Err", err)
 		return
 	}
 	a.toolServers.Apply(servers)
@@ -160,7 +160,7 @@ func (a *Agent) runServerTool(ctx context.Context, ts *turnState, call llm.ToolC
 		case AllowAlways:
 			a.toolServers.SetApproval(t.Server.Name, mcptools.Always)
 			if err := mcptools.SetApproval(a.opts.Paths.MCPConfig(), t.Server.Name, mcptools.Always); err != nil {
-				a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("Allowed for this session only: %v", err)})
+				a.notice(ts.chatID, KeyAllowedThisSession, "Err", err)
 			}
 		}
 	}

@@ -84,7 +84,7 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 	if chat.Project != "" {
 		p, err := a.project(chat.Project)
 		if err != nil {
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The project's memory is unavailable: %v", err)})
+			a.notice(chatID, KeyProjectMemory, "Err", err)
 		}
 		ts.project = p
 	}
@@ -141,7 +141,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		}
 	}
 	if err := <-ts.saved; err != nil {
-		a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The chat could not be saved: %v", err)})
+		a.notice(ts.chatID, KeyChatNotSaved, "Err", err)
 	}
 	if msg.Text != "" || msg.Reasoning != "" || msg.Err != "" || msg.Stopped || len(msg.Tools) > 0 {
 		if serr := a.chats.Update(ts.chatID, func(c *Chat) bool {
@@ -187,14 +187,13 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 		}
 		if reply.Cut {
 			ts.cut = true
-			a.emit(Notice{ChatID: ts.chatID, Text: fmt.Sprintf("The answer reached %s and was cut there "+
-				"(max_answer_bytes in config.json).", sizeOf(cfg.MaxAnswerBytes))})
+			a.notice(ts.chatID, KeyAnswerTooLong, "Size", sizeOf(cfg.MaxAnswerBytes))
 			return nil
 		}
 		if len(reply.ToolCalls) == 0 {
 			if reply.Finish == "length" {
 				ts.cut = true
-				a.emit(Notice{ChatID: ts.chatID, Text: "The answer was cut off at the model's output limit."})
+				a.notice(ts.chatID, KeyOutputLimit)
 			} else if ts.answer.Len() == 0 && len(ts.tools) == 0 {
 				return errNoAnswer(ts.reasoning.Len() > 0)
 			}
@@ -204,8 +203,7 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 			if strings.TrimSpace(reply.Text) != "" {
 				return nil
 			}
-			return &Error{Code: CodeBadResponse, Message: fmt.Sprintf("The model kept calling tools and gave "+
-				"no answer within %d steps. Try again, or ask differently", a.opts.MaxSteps)}
+			return newError(CodeBadResponse, nil, KeyToolLoop, "Steps", a.opts.MaxSteps)
 		}
 		// DeepSeek's thinking mode wants the reasoning of a tool call back
 		// in the follow-ups of the turn (and nowhere else).
@@ -253,8 +251,7 @@ func (a *Agent) ask(ctx context.Context, cv *conversation, last bool) (llm.Reply
 		switch {
 		case errors.As(err, &ae) && ae.Code == CodeToolsUnsupported && tools && !streamed:
 			cv.useTools = false
-			a.emit(Notice{ChatID: cv.ts.chatID, Text: fmt.Sprintf("The model %s does not support tools, "+
-				"so it answers without the memory tools.", cv.cfg.Model)})
+			a.notice(cv.ts.chatID, KeyNoTools, "Model", cv.cfg.Model)
 		case errors.As(err, &ae) && ae.Code == CodeContextTooLong && !cv.compacted && !streamed:
 			cv.compacted = true
 			if cerr := a.compact(ctx, cv.client, cv.cfg, cv.ts.chatID, true); cerr != nil {
@@ -385,15 +382,14 @@ func (a *Agent) complete(ctx context.Context, c llm.Completer, req llm.Request, 
 		wait, asked := delay, ""
 		var se *llm.StatusError
 		if errors.As(err, &se) && se.RetryAfter > 0 {
-			wait, asked = min(se.RetryAfter, maxRetryWait), ", as it asked"
+			wait, asked = min(se.RetryAfter, maxRetryWait), "yes"
 		}
 		if chatID != "" {
-			why := "is rate limiting requests (429)"
+			key := KeyRetryRateLimited
 			if ae.Code == CodeServer {
-				why = "had a server error"
+				key = KeyRetryServer
 			}
-			a.emit(Notice{ChatID: chatID, Text: fmt.Sprintf("The endpoint %s; retrying in %s%s.", why,
-				wait.Round(time.Millisecond), asked)})
+			a.notice(chatID, key, "Wait", wait.Round(time.Millisecond), "AsAsked", asked)
 		}
 		select {
 		case <-time.After(wait):
@@ -417,12 +413,10 @@ func lastUser(msgs []Message) int {
 // errNoAnswer is the error of a model call that finished with no answer
 // and no tool call.
 func errNoAnswer(reasoned bool) *Error {
-	msg := "The model finished without an answer. Try again, or ask differently"
 	if reasoned {
-		msg = "The model only reasoned and finished without an answer (its thinking is kept). Try again, " +
-			"or ask differently"
+		return newError(CodeBadResponse, nil, KeyOnlyReasoned)
 	}
-	return &Error{Code: CodeBadResponse, Message: msg}
+	return newError(CodeBadResponse, nil, KeyNoAnswer)
 }
 
 // sizeOf says a size in bytes for people: "4 MB", "512 KB".

@@ -97,8 +97,12 @@ func (s *Store) mergeConflictCopiesLocked() (bool, error) {
 			continue
 		}
 		clampFuture(fc.entries, now)
-		res := mergeCopy(s.recs, s.seen, fc.entries, fc.seen, now)
-		s.seen.merge(fc.seen)
+		seen, err := s.vetCopyLocked(fc.entries, fc.seen)
+		if err != nil {
+			return changed, err
+		}
+		res := mergeCopy(s.recs, s.sawLocked(), fc.entries, seen, now)
+		s.seen.merge(seen)
 		if err := s.stampMerged(res, now); err != nil {
 			return changed, err
 		}
@@ -163,30 +167,4 @@ func (s *Store) TakeMergeReport() MergeReport {
 	r := s.merged
 	s.merged = MergeReport{}
 	return r
-}
-
-// DeviceID returns this device's ID, kept in stateDir/device-id: created
-// (random, like an entry ID) the first time and read after that.
-func DeviceID(stateDir string) (string, error) {
-	path := filepath.Join(stateDir, "device-id")
-	data, err := os.ReadFile(path)
-	if err == nil {
-		if id := strings.TrimSpace(string(data)); validID(id) {
-			return id, nil
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("device ID: %w", err)
-	}
-	id := NewID()
-	if err := durable.WriteFileAtomic(path, []byte(id+"\n")); err != nil {
-		return "", fmt.Errorf("device ID: %w", err)
-	}
-	return id, nil
-}
-
-// hostDevice is the device ID of a store without a state directory,
-// derived from the host name so that it is the same in every process.
-func hostDevice() string {
-	h, _ := os.Hostname()
-	return "h" + contentID("host", h)[:7]
 }

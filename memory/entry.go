@@ -107,6 +107,10 @@ type Entry struct {
 	// Rev is the version of the entry's last change (see Rev): which
 	// device made it, and when in that device's count. Stores set it.
 	Rev Rev `json:"rev,omitzero"`
+	// Prev is the Rev of the version the last change replaced (zero for a
+	// new entry): a copy holding that version takes this one for the
+	// later even when its Vector cannot tell.
+	Prev Rev `json:"prev,omitzero"`
 }
 
 // Live reports whether the entry is neither deleted nor superseded, that is

@@ -18,28 +18,57 @@ import (
 const DefaultJournalKeep = 7 * 24 * time.Hour
 
 // journal is this device's own record of its changes to one store: one
-// JSON line per changed entry (the whole entry, with its Rev), appended
-// and fsynced before the file is written, under a lock of its own in the
-// state directory (Options.StateDir, which cmd/ resolves to
-// $XDG_STATE_HOME/engram). It is never synced. A store opening reads it and
-// puts back what the file lacks, so this device's changes come back when
-// memory.json was replaced by a copy lacking them, deleted, or does not
-// parse. It keeps the latest record of each entry; once it is longer than
-// compactLines, compaction drops the records the file holds or has seen
-// that are older than keep (a week by default: the time a sync tool may
-// take to bring back a stale copy). About 270 bytes per add.
+// JSON line per changed entry (the whole entry, with its Rev, and what the
+// store had seen when it made the change), appended and fsynced before the
+// file is written, under a lock of its own in the state directory
+// (Options.StateDir, which cmd/ resolves to $XDG_STATE_HOME/engram). It is
+// never synced. A store opening reads it and puts back what the file
+// lacks, so this device's changes come back when memory.json was replaced
+// by a copy lacking them, deleted, or does not parse. It keeps the latest
+// record of each entry; once it is longer than compactLines, compaction
+// drops the records the file holds or has seen that are older than keep (a
+// week by default: the time a sync tool may take to bring back a stale
+// copy). About 320 bytes per add.
+//
+// Its first line is a header (journalHeader) naming the replica the store
+// stamps its changes with, which the journal vouches for: it holds the
+// latest record of every change of that replica with a counter above
+// Since. A store that cannot take the journal's word (there is no header,
+// the header was written on another machine, a record was lost, or the
+// file does not hold what compaction dropped) mints a new replica, and the
+// records stay, as entries of the old one.
 type journal struct {
 	path string
 	lock *durable.Locker
 	keep time.Duration
 	// lines is the number of records in the file as last read, appended
-	// or compacted; a write compacts once it reaches checkAt.
-	lines, checkAt int
+	// or compacted; a write compacts once it reaches checkAt, which is
+	// never less than minLines (compactLines; tests make it smaller).
+	lines, checkAt, minLines int
+	// head is the header as last read or written; a zero Replica when the
+	// file has none.
+	head journalHeader
+	// lost says the last read found a line before the last that did not
+	// parse: a record may be lost.
+	lost bool
+}
+
+// journalHeader is the first line of a journal.
+type journalHeader struct {
+	Replica string `json:"replica"` // the replica the store stamps with
+	Machine string `json:"machine"` // the fingerprint of the machine it was minted on
+	// Since: the journal holds the latest record of every change of the
+	// replica with a counter above it (compaction raises it).
+	Since uint64 `json:"since"`
 }
 
 // journalRecord is one line of the journal.
 type journalRecord struct {
 	At time.Time `json:"at"` // when this device made the change
+	// Seen is what the store had seen when it made the change, so a
+	// version it had seen is told from a concurrent one when the journal
+	// is merged with the file at Open.
+	Seen Vector `json:"seen,omitempty"`
 	Entry
 }
 
@@ -79,7 +108,7 @@ func openJournal(stateDir, storePath string, keep time.Duration) (*journal, erro
 	if keep <= 0 {
 		keep = DefaultJournalKeep
 	}
-	return &journal{path: path, lock: l, keep: keep, checkAt: compactLines}, nil
+	return &journal{path: path, lock: l, keep: keep, checkAt: compactLines, minLines: compactLines}, nil
 }
 
 // migrateJournal moves the folder-keyed journal old to path, under path's
@@ -102,13 +131,14 @@ func migrateJournal(old, path string, l *durable.Locker) error {
 	return nil
 }
 
-// read returns the latest record of each entry in the journal. A line
-// that does not parse (the end of a record cut by a crash, or anything
-// else) is skipped alone, whatever its length.
+// read returns the latest record of each entry in the journal, and keeps
+// its header in j.head. A line that does not parse (the end of a record
+// cut by a crash, or anything else) is skipped alone, whatever its length;
+// one before the last sets j.lost.
 func (j *journal) read() (map[string]journalRecord, error) {
+	j.head, j.lost, j.lines = journalHeader{}, false, 0
 	data, err := os.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		j.lines = 0
 		return nil, nil
 	}
 	if err != nil {
@@ -116,15 +146,19 @@ func (j *journal) read() (map[string]journalRecord, error) {
 	}
 	recs := map[string]journalRecord{}
 	n := 0
-	for len(data) > 0 {
+	for first := true; len(data) > 0; first = false {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
 		} else {
 			data = nil
 		}
+		if len(line) == 0 || first && parseHeader(line, &j.head) {
+			continue
+		}
 		var r journalRecord
 		if json.Unmarshal(line, &r) != nil || !validID(r.ID) || r.Rev.IsZero() {
+			j.lost = j.lost || len(data) > 0
 			continue
 		}
 		n++
@@ -134,16 +168,50 @@ func (j *journal) read() (map[string]journalRecord, error) {
 	return recs, nil
 }
 
-// append adds the entries to the journal and syncs it. After a last line
-// cut short (a crash or a full disk mid-append) the records start on a
-// new line, so the cut line is the only one lost.
-func (j *journal) append(es []Entry, at time.Time) error {
+// parseHeader reads line as a journal header into h, if it is one.
+func parseHeader(line []byte, h *journalHeader) bool {
+	var x journalHeader
+	if !bytes.Contains(line, []byte(`"replica"`)) || json.Unmarshal(line, &x) != nil || !validID(x.Replica) {
+		return false
+	}
+	*h = x
+	return true
+}
+
+// rewrite replaces the journal with the header and the records.
+func (j *journal) rewrite(head journalHeader, recs []journalRecord) error {
+	b, err := json.Marshal(head)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	buf := bytes.NewBuffer(append(b, '\n'))
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	if err := durable.WriteFileAtomic(j.path, buf.Bytes()); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	j.head, j.lost, j.lines = head, false, len(recs)
+	return nil
+}
+
+// append adds the entries to the journal, each with what the store had
+// seen, and syncs it. After a last line cut short (a crash or a full disk
+// mid-append) the records start on a new line, so the cut line is the
+// only one lost. A journal deleted under a running store is created again
+// without a header, so the next Open takes its word for nothing.
+func (j *journal) append(es []Entry, seen Vector, at time.Time) error {
 	if len(es) == 0 {
 		return nil
 	}
 	var buf bytes.Buffer
 	for _, e := range es {
-		b, err := json.Marshal(journalRecord{At: at, Entry: e})
+		b, err := json.Marshal(journalRecord{At: at, Seen: seen, Entry: e})
 		if err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
@@ -193,31 +261,31 @@ const compactLines = 2048
 
 // compact rewrites the journal with the latest record of each entry,
 // leaving out those the file holds (held reports it) that are older than
-// keep. It does nothing when nothing would go.
-func (j *journal) compact(recs map[string]journalRecord, held func(Entry) bool, now time.Time) error {
+// keep, and raises the header's Since past the counters of the replica's
+// records it drops. It does nothing when nothing would go, or when the
+// journal has no header of the replica (the store stamps with another
+// that the next Open replaces).
+func (j *journal) compact(recs map[string]journalRecord, replica string, held func(Entry) bool, now time.Time) error {
+	if j.head.Replica != replica {
+		return nil
+	}
 	var keep []journalRecord
+	head := j.head
 	for _, r := range recs {
 		if now.Sub(r.At) > j.keep && held(r.Entry) {
+			if r.Rev.Device == replica {
+				head.Since = max(head.Since, r.Rev.N)
+			}
 			continue
 		}
 		keep = append(keep, r)
 	}
-	j.checkAt = max(compactLines, 2*len(keep))
+	j.checkAt = max(j.minLines, 2*len(keep))
 	if len(keep) == j.lines {
 		return nil
 	}
-	var buf bytes.Buffer
-	for _, r := range keep {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return fmt.Errorf("journal: %w", err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
+	if err := j.rewrite(head, keep); err != nil {
+		return fmt.Errorf("compact: %w", err)
 	}
-	if err := durable.WriteFileAtomic(j.path, buf.Bytes()); err != nil {
-		return fmt.Errorf("compact journal: %w", err)
-	}
-	j.lines = len(keep)
 	return nil
 }

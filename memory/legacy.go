@@ -29,6 +29,7 @@ type fileEntry struct {
 	SupersededBy flexString `json:"superseded_by"`
 	Deleted      flexTime   `json:"deleted"`
 	Rev          flexString `json:"rev"`
+	Prev         flexString `json:"prev"`
 	TS           flexTime   `json:"ts"`
 }
 
@@ -49,6 +50,7 @@ type strictEntry struct {
 	SupersededBy string    `json:"superseded_by"`
 	Deleted      time.Time `json:"deleted"`
 	Rev          string    `json:"rev"`
+	Prev         string    `json:"prev"`
 	TS           flexTime  `json:"ts"`
 }
 
@@ -79,7 +81,7 @@ func (d strictDoc) lenient() fileDoc {
 				ID: flexString(e.ID), Kind: flexString(e.Kind), Text: flexString(e.Text), Source: flexString(e.Source),
 				Pinned: flexBool(e.Pinned), Created: flexTime{e.Created}, Updated: flexTime{e.Updated},
 				LastUsed: flexTime{e.LastUsed}, Uses: flexInt(e.Uses), Supersedes: flexString(e.Supersedes),
-				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Rev: flexString(e.Rev), TS: e.TS,
+				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Rev: flexString(e.Rev), Prev: flexString(e.Prev), TS: e.TS,
 			}
 		}
 		doc.Entries = &es
@@ -398,10 +400,12 @@ func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
 			kind = KindFact
 		}
 		rev, _ := ParseRev(string(fe.Rev)) // a garbled rev is a hand edit: stamped again
+		prev, _ := ParseRev(string(fe.Prev))
 		e := Entry{
 			ID: string(fe.ID), Kind: kind, Text: string(fe.Text), Source: Source(fe.Source), Pinned: bool(fe.Pinned),
 			Created: fe.Created.Time, Updated: fe.Updated.Time, LastUsed: fe.LastUsed.Time, Uses: max(int(fe.Uses), 0),
 			Supersedes: string(fe.Supersedes), SupersededBy: string(fe.SupersededBy), Deleted: fe.Deleted.Time, Rev: rev,
+			Prev: prev,
 		}
 		if e.Created.IsZero() {
 			e.Created = fe.TS.Time
@@ -426,7 +430,7 @@ func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
 			for i := 2; pos[e.ID]; i++ {
 				e.ID = contentID("duplicate", base, e.Text, fmt.Sprint(i))
 			}
-			e.Rev = Rev{}
+			e.Rev, e.Prev = Rev{}, Rev{}
 		}
 		pos[e.ID] = true
 		out = append(out, e)

@@ -86,13 +86,14 @@ func (s *Store) repairLocked() (RepairReport, error) {
 	salvaged := salvageEntries(data, st.ModTime().UTC())
 	clampFuture(salvaged, now)
 	rep.Read = len(salvaged)
-	res := mergeCopy(s.recs, Vector{}, salvaged, Vector{}, now)
+	res := mergeCopy(s.recs, sawNothing, salvaged, Vector{}, now)
 	if err := s.stampMerged(res, now); err != nil {
 		return RepairReport{}, err
 	}
 	s.replace(res.recs)
 	s.unparsable, s.ioErr = nil, nil
-	if err := s.writeLocked(s.recs); err != nil {
+	s.disk = diskState{exists: true, stamp: st} // replaced unless it changed since it was read
+	if err := s.writeLocked(); err != nil {
 		return RepairReport{}, err
 	}
 	for _, e := range s.recs {
@@ -210,7 +211,12 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 	}
 	err = s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
 		clampFuture(fc.entries, now)
-		res := mergeCopy(recs, s.seen, fc.entries, fc.seen, now)
+		seen, err := s.vetCopyLocked(fc.entries, fc.seen)
+		if err != nil {
+			return nil, false, err
+		}
+		fc.seen = seen
+		res := mergeCopy(recs, s.sawLocked(), fc.entries, seen, now)
 		var protect []string
 		for id, e := range res.recs {
 			if o, had := recs[id]; !had || !sameVersion(o, e) {

@@ -37,17 +37,27 @@ type Options struct {
 	TombstoneTTL time.Duration
 	// StateDir is this device's own directory for the store, never synced
 	// ($XDG_STATE_HOME/engram, resolved by the caller): it holds the
-	// device's ID (device-id), the journal of its changes (journal/), what
-	// Remove deleted (trash/) and the conflict copies merged and files
-	// repaired (backups/). Empty: no journal, a trash in memory only, and a
-	// device ID derived from the host name.
+	// device's ID (device-id), the journal of its changes (journal/), which
+	// names the replica the store stamps its changes with, what Remove
+	// deleted (trash/) and the conflict copies merged and files repaired
+	// (backups/). Empty: no journal, a trash in memory only, and a replica
+	// of its own for every Open, since nothing proves across runs what it
+	// once held.
 	StateDir string
-	// Device is this device's ID in Revs (default: read from, or created
-	// in, StateDir), for tests.
+	// Device, when set, is the replica in this store's Revs, for tests and
+	// callers that vouch for it themselves: a store never replaces it. By
+	// default the journal names the replica (see StateDir).
 	Device string
+	// Machine is this machine's fingerprint (default: derived from the
+	// system's machine ID, see DeviceID), for tests that play several
+	// machines.
+	Machine string
 	// JournalKeep is how long a change stays in the journal once the file
 	// holds it (default DefaultJournalKeep).
 	JournalKeep time.Duration
+	// Embedder, when set, adds a dense signal to recall (see
+	// EntryIndex.SetEmbedder; Builtin is the built-in one). Nil: words only.
+	Embedder Embedder
 }
 
 // Change is a partial update of an entry; nil fields are left alone.
@@ -89,7 +99,10 @@ type Store struct {
 	now  func() time.Time
 	seed maphash.Seed
 
-	device   string
+	device   string // the replica this store stamps its changes with
+	base     string // the device ID new replicas are named after
+	machine  string // this machine's fingerprint
+	vouched  bool   // device was given in Options: never replaced
 	stateDir string
 	jr       *journal        // nil without a StateDir
 	dirLock  *os.File        // the file's directory, locked when there is no journal (nil on Windows)
@@ -102,12 +115,15 @@ type Store struct {
 	// the read and merge of the file, fsync and rename; it guards the
 	// fields below it. Methods named ...Locked need it.
 	writeTurn  sync.Mutex
-	seen       Vector           // what the records have seen of each device's changes
-	fileSeen   Vector           // the Vector of the file as last read or written
-	counter    uint64           // the last counter of this device's Revs
-	recs       map[string]Entry // never changed once installed by replace: a snapshot shares it
-	gen        uint64           // counts the record sets replace installed
-	forms      formSet          // dedupe normal forms by ID (see formOf)
+	seen       Vector            // what the records have seen of each device's changes
+	fileSeen   Vector            // the Vector of the file as last read or written
+	counter    uint64            // the last counter of this device's Revs
+	issued     map[string]uint64 // the highest counter of the replica's changes of each entry
+	top        uint64            // the highest counter the replica issued (or the journal's Since)
+	openSaw    map[string]Vector // at Open, what the journal's record of each entry had seen
+	recs       map[string]Entry  // never changed once installed by replace: a snapshot shares it
+	gen        uint64            // counts the record sets replace installed
+	forms      formSet           // dedupe normal forms by ID (see formOf)
 	formsReady bool
 	enc        map[string]encodedEntry // file text of each entry, reused while it is unchanged
 	order      []string                // IDs in file order as last read, written or listed
@@ -124,6 +140,7 @@ type Store struct {
 	// never across a file lock or I/O.
 	mu        sync.Mutex
 	index     *EntryIndex // nil until the first Recall; follows the published snapshots
+	embedder  Embedder    // the index's, see SetEmbedder
 	merged    MergeReport
 	listeners []func()
 }
@@ -139,10 +156,18 @@ func newStore(opts Options) *Store {
 		seen: Vector{},
 
 		device:   opts.Device,
+		base:     hostDevice(),
+		machine:  opts.Machine,
+		vouched:  opts.Device != "",
 		stateDir: opts.StateDir,
+		issued:   map[string]uint64{},
+		embedder: opts.Embedder,
 	}
 	if s.device == "" {
-		s.device = hostDevice()
+		s.device = newReplica(s.base)
+	}
+	if s.machine == "" {
+		s.machine = machineFingerprint()
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxEntries
@@ -211,20 +236,21 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// openState reads the device ID and the journal from opts.StateDir.
+// openState reads the device ID and opens the journal in opts.StateDir
+// (openLocked reads its replica).
 func (s *Store) openState(opts Options) error {
+	if !validID(s.device) {
+		return fmt.Errorf("device %q: %w", s.device, errBadDevice)
+	}
 	if opts.StateDir == "" {
 		return nil
 	}
-	if s.device == hostDevice() && opts.Device == "" {
-		d, err := DeviceID(opts.StateDir)
+	if !s.vouched {
+		d, err := deviceID(opts.StateDir, s.machine)
 		if err != nil {
 			return err
 		}
-		s.device = d
-	}
-	if !validID(s.device) {
-		return fmt.Errorf("device %q: %w", s.device, errBadDevice)
+		s.base = d
 	}
 	jr, err := openJournal(opts.StateDir, s.path, opts.JournalKeep)
 	if err != nil {

@@ -107,6 +107,11 @@ func jsonEntry(b []byte, e Entry) []byte {
 		b = e.Rev.appendTo(b)
 		b = append(b, '"')
 	}
+	if !e.Prev.IsZero() {
+		b = append(b, ","+ind+`prev": "`...)
+		b = e.Prev.appendTo(b)
+		b = append(b, '"')
+	}
 	return append(b, "\n    }"...)
 }
 

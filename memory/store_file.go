@@ -51,9 +51,10 @@ func readStoreFile(path string) ([]byte, durable.Stamp, error) {
 }
 
 // writeStoreFile replaces path with data atomically (see
-// durable.WriteFileAtomic) and returns the stamp of the version it wrote.
-func writeStoreFile(path string, data []byte) (durable.Stamp, error) {
-	if err := durable.WriteFileAtomic(path, data); err != nil {
+// durable.WriteFileAtomicIf: ready is called right before the rename) and
+// returns the stamp of the version it wrote.
+func writeStoreFile(path string, data []byte, ready func() error) (durable.Stamp, error) {
+	if err := durable.WriteFileAtomicIf(path, data, ready); err != nil {
 		return durable.Stamp{}, err
 	}
 	return durable.Stat(path)

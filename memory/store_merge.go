@@ -70,7 +70,7 @@ func (s *Store) reloadLocked() (bool, error) {
 		changed, rewrite = changed || merged, rewrite || merged
 	}
 	if err == nil && rewrite {
-		err = s.writeLocked(s.recs)
+		err = s.writeLocked()
 	}
 	return changed, err
 }
@@ -142,6 +142,14 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 		s.parsedLocked()
 		return false, false, nil
 	}
+	if s.emptied(data) {
+		if data, st, err = s.settleEmptied(data, st); errors.Is(err, fs.ErrNotExist) {
+			return s.syncLocked() // deleted meanwhile
+		} else if err != nil {
+			return false, false, err
+		}
+		h = maphash.Bytes(s.seed, data)
+	}
 	fc, perr := parseDoc(data, st.ModTime().UTC())
 	for try := 0; try < settleTries && s.unsettled(data, perr); try++ {
 		time.Sleep(settleDelay)
@@ -169,14 +177,12 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	}
 	now := s.clock()
 	clampFuture(fc.entries, now)
-	memSeen := s.seen
-	if !s.opened {
-		// At Open the records are this device's journal, a part of the
-		// store: the file's entries missing from it were not deleted.
-		memSeen = Vector{}
+	diskSeen, err := s.vetCopyLocked(fc.entries, fc.seen)
+	if err != nil {
+		return false, false, err
 	}
-	res := mergeCopy(s.recs, memSeen, fc.entries, fc.seen, now)
-	s.seen.merge(fc.seen)
+	res := mergeCopy(s.recs, s.sawLocked(), fc.entries, diskSeen, now)
+	s.seen.merge(diskSeen)
 	if err := s.stampMerged(res, now); err != nil {
 		return false, false, err
 	}
@@ -189,7 +195,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 		s.order = append(s.order, e.ID)
 	}
 	s.disk = diskState{exists: true, stamp: st, hash: h}
-	s.fileSeen = cloneVector(fc.seen)
+	s.fileSeen = cloneVector(diskSeen)
 	s.ioErr, s.unparsable = nil, nil
 	return changed, fc.legacy || res.missing || len(res.stamp) > 0, nil
 }
@@ -201,41 +207,121 @@ func (s *Store) unsettled(data []byte, perr error) bool {
 	if perr != nil {
 		return !errors.Is(perr, ErrUnsupportedVersion)
 	}
-	return len(trimFile(data)) == 0 && len(s.recs) > 0
+	return s.emptied(data)
 }
 
-// stampMerged gives the entries a merge made a Rev of this device. Hand
-// edits and deletions found in a copy are changes of this device, and go
-// to the journal; entries that were merely unstamped (a version 1 file, a
-// hand-added entry) are in the file already and do not.
+// emptied reports whether data, the file as just read, is empty while the
+// store has entries: what an editor saving in place leaves between
+// truncating the file and writing it.
+func (s *Store) emptied(data []byte) bool { return len(trimFile(data)) == 0 && len(s.recs) > 0 }
+
+// Waiting for an emptied file: it is read every settlePoll until it has
+// stayed as it is for settleStable, or holds something again, or for at
+// most settleMax.
+const (
+	settlePoll   = 100 * time.Millisecond
+	settleStable = 2 * time.Second
+	settleMax    = 10 * time.Second
+)
+
+// settleEmptied waits, holding the write turn and the locks so that
+// nothing is written over the file meanwhile, for an emptied file to be
+// written or to stay empty (see emptied), and returns it as it is then.
+// An editor that truncates the file and pauses before writing it is thus
+// not taken for a file emptied on purpose, and its write does not go
+// into a file the store renamed over.
+func (s *Store) settleEmptied(data []byte, st durable.Stamp) ([]byte, durable.Stamp, error) {
+	start := time.Now()
+	stable := start
+	for time.Since(stable) < settleStable && time.Since(start) < settleMax {
+		time.Sleep(settlePoll)
+		again, st2, err := readStoreFile(s.path)
+		if err != nil {
+			return nil, durable.Stamp{}, err
+		}
+		if st2 != st || string(again) != string(data) {
+			data, st, stable = again, st2, time.Now()
+		}
+		if !s.emptied(data) {
+			break
+		}
+	}
+	return data, st, nil
+}
+
+// sawLocked says whether the store's records had seen a version of an
+// entry, for mergeCopy: after Open, whether the store's Vector covers it;
+// at Open, where the records are the journal's, whether the journal's
+// record of the entry had seen it when this device made its change (an
+// entry the journal lacks was not deleted here).
+func (s *Store) sawLocked() func(id string, r Rev) bool {
+	if s.opened {
+		return func(_ string, r Rev) bool { return s.seen.Covers(r) }
+	}
+	return func(id string, r Rev) bool { return s.openSaw[id].Covers(r) }
+}
+
+// stampMerged gives the entries a merge made a Rev of this device and
+// journals them: hand edits and deletions found in a copy, and entries
+// that were unstamped (a version 1 file, entries typed by hand), so that
+// the journal holds every change the replica's counter covers.
 func (s *Store) stampMerged(res mergeResult, now time.Time) error {
-	var changes []Entry
+	changes := make([]Entry, 0, len(res.stamp))
 	for _, id := range res.stamp {
 		e := res.recs[id]
-		journal := !e.Rev.IsZero()
+		e.Prev = e.Rev // the version edited by hand, or none
 		e.Rev = s.nextRev(now, e)
 		res.recs[id] = e
-		if journal {
-			changes = append(changes, e)
-		}
+		changes = append(changes, e)
 	}
 	if s.jr == nil {
 		return nil
 	}
-	return s.jr.append(changes, now)
+	return s.jr.append(changes, s.seen, now)
 }
 
 // clampFuture brings times after now back to now: a clock that was ahead
-// when an entry was written must not make it win every later edit.
+// when an entry was written must not make it win every later edit. A time
+// typed by hand (in an entry without a Rev, or edited by hand since it was
+// stamped) is brought back further, to the newest change the copy's
+// stamped entries show if that is earlier: a date typed years ahead must
+// not make a hand edit win over the edits made after it elsewhere.
 func clampFuture(es []Entry, now time.Time) {
+	typedBound := time.Time{} // worked out on the first typed time from the future
 	for i := range es {
 		e := &es[i]
+		checked, typed := false, false
 		for _, t := range []*time.Time{&e.Created, &e.Updated, &e.LastUsed, &e.Deleted} {
-			if t.After(now) {
-				*t = now
+			if !t.After(now) {
+				continue
+			}
+			if !checked {
+				checked, typed = true, e.Rev.IsZero() || handEdited(*e)
+			}
+			*t = now
+			if typed {
+				if typedBound.IsZero() {
+					typedBound = newestStamped(es, now)
+				}
+				*t = typedBound
 			}
 		}
 	}
+}
+
+// newestStamped is the newest Updated of the entries of es as they were
+// stamped (not edited by hand since), at most now; now if there is none.
+func newestStamped(es []Entry, now time.Time) time.Time {
+	var newest time.Time
+	for _, e := range es {
+		if !e.Rev.IsZero() && e.Updated.After(newest) && !handEdited(e) {
+			newest = e.Updated
+		}
+	}
+	if newest.IsZero() || newest.After(now) {
+		return now
+	}
+	return newest
 }
 
 // parsedLocked ends the unparsable state: the file is readable again.
@@ -251,7 +337,7 @@ func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
 		a.Pinned == b.Pinned && a.Uses == b.Uses && a.Supersedes == b.Supersedes &&
 		a.SupersededBy == b.SupersededBy && a.Created.Equal(b.Created) &&
-		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Rev == b.Rev
+		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Rev == b.Rev && a.Prev == b.Prev
 }
 
 func sameRecords(a, b map[string]Entry) bool {

@@ -139,6 +139,7 @@ func (s *Store) searchIndex() *EntryIndex {
 	if s.index == nil {
 		s.index = NewEntryIndex()
 		s.index.PutAll(liveOnly(s.view().inOrder()))
+		s.index.SetEmbedder(s.embedder)
 	}
 	return s.index
 }
@@ -161,12 +162,14 @@ func (s *Store) openLocked() error {
 		if err != nil {
 			return err
 		}
+		if err := s.takeJournalLocked(jrecs); err != nil {
+			return err
+		}
 		now := s.clock()
 		recs := make(map[string]Entry, len(jrecs))
+		s.openSaw = make(map[string]Vector, len(jrecs))
 		for id, r := range jrecs {
-			if r.Rev.Device == s.device {
-				s.counter = max(s.counter, r.Rev.N)
-			}
+			s.openSaw[id] = r.Seen
 			if !r.Deleted.IsZero() && now.Sub(r.Deleted) > s.ttl {
 				continue // a deletion old enough to be forgotten
 			}
@@ -174,19 +177,27 @@ func (s *Store) openLocked() error {
 		}
 		s.replace(recs)
 	}
+	defer func() { s.openSaw = nil }()
 	_, rewrite, err := s.syncLocked()
-	if errors.Is(err, ErrUnparsable) {
-		return nil // Err says so; the journal's entries are served
+	if err != nil && !errors.Is(err, ErrUnparsable) {
+		return err
+	}
+	if s.jr != nil && !s.vouched && s.jr.head.Replica == s.device && s.jr.head.Since > s.fileSeen[s.device] {
+		// No file, or one that does not parse, backs what the journal's
+		// compaction dropped.
+		if err := s.mintLocked(nil); err != nil {
+			return err
+		}
 	}
 	if err != nil {
-		return err
+		return nil // Err says so; the journal's entries are served
 	}
 	merged, err := s.mergeConflictCopiesLocked()
 	if err != nil {
 		return err
 	}
 	if rewrite || merged {
-		if err := s.writeLocked(s.recs); err != nil {
+		if err := s.writeLocked(); err != nil {
 			// The file is readable: the store opens, and Err says why it
 			// could not be brought up to date (a full disk, a read-only
 			// file, an upgrade that would pass MaxFileSize).

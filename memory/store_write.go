@@ -169,33 +169,50 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 	if err := s.evictLocked(work, protect, now); err != nil {
 		return notify, err
 	}
-	seen, counter := cloneVector(s.seen), s.counter
+	seen, counter, old := cloneVector(s.seen), s.counter, s.recs
+	installed := false
+	undo := func() {
+		s.seen, s.counter = seen, counter
+		if installed {
+			s.replace(old)
+		}
+	}
 	stamped := s.stampChanges(work, now)
 	var data []byte
 	if s.path != "" && toFile {
 		if data, err = s.encodeChecked(work); err != nil {
-			s.seen, s.counter = seen, counter
+			undo()
 			return notify, err // refused before the journal holds it
 		}
 	}
 	if s.jr != nil {
-		if err := s.jr.append(stamped, now); err != nil {
-			s.seen, s.counter = seen, counter
+		if err := s.jr.append(stamped, s.seen, now); err != nil {
+			undo()
 			return notify, err
 		}
 	}
 	if s.path != "" && toFile {
-		if err := s.writeData(data); err != nil {
-			if s.jr == nil {
-				s.seen, s.counter = seen, counter
-				return notify, err
-			}
-			// The journal holds the change: it is not lost, and the next
-			// write puts it in the file. Err says why the file was not.
+		err := s.writeData(data)
+		if errors.Is(err, errChangedUnderWrite) {
+			// Another writer (an editor saving in place) changed the file
+			// since it was read: merge it again, never write over it.
+			s.replace(work)
+			installed = true
+			err = s.writeLocked()
+			work = s.recs
 		}
+		if err != nil && s.jr == nil {
+			undo()
+			return notify, err
+		}
+		// With a journal, the journal holds the change: it is not lost,
+		// and the next write puts it in the file. Err says why the file
+		// was not.
 		s.compactJournalLocked(work, now)
 	}
-	s.replace(work)
+	if !installed {
+		s.replace(work)
+	}
 	return true, nil
 }
 
@@ -213,6 +230,10 @@ func (s *Store) stampChanges(work map[string]Entry, now time.Time) []Entry {
 		if !e.Rev.IsZero() && (!ok || e.Rev != o.Rev) && !handEdited(e) {
 			continue // a version merged from a copy keeps its Rev
 		}
+		e.Prev = e.Rev // the version changed, or none for a new entry
+		if ok {
+			e.Prev = o.Rev
+		}
 		e.Rev = s.nextRev(now, e)
 		work[id] = e
 		out = append(out, e)
@@ -220,27 +241,47 @@ func (s *Store) stampChanges(work map[string]Entry, now time.Time) []Entry {
 	return out
 }
 
-// nextRev returns a new Rev of this device for e: its counter, raised past the
-// last one it used or saw and, where that is ahead, to the clock in
-// milliseconds.
+// nextRev returns a new Rev of the store's replica for e: its counter,
+// raised past the last one it used or saw and, where that is ahead, to
+// the clock in milliseconds. Raising the replica's entry in the Vector
+// claims no more than the store holds: every change of the replica is in
+// its records, and in its journal before the file is written (see
+// journal, vetCopyLocked).
 func (s *Store) nextRev(now time.Time, e Entry) Rev {
 	n := max(s.counter, s.seen[s.device]) + 1
 	if ms := uint64(max(now.UnixMilli(), 0)); ms > n {
 		n = ms
 	}
-	s.counter = n
+	s.counter, s.top = n, n
 	s.seen[s.device] = n
+	s.issued[e.ID] = n
 	return Rev{Device: s.device, N: n, Sum: versionSum(e)}
 }
 
-// writeLocked writes recs to the file; it needs the write turn and the
-// file lock.
-func (s *Store) writeLocked(recs map[string]Entry) error {
-	data, err := s.encodeChecked(recs)
-	if err != nil {
-		return err
+// errChangedUnderWrite: the file is no longer the version the store read.
+var errChangedUnderWrite = errors.New("the file changed while it was being written")
+
+// writeTries is how many times a write merges a file that changed under
+// it again before it gives up.
+const writeTries = 4
+
+// writeLocked writes the records to the file; it needs the write turn and
+// the file lock. A file that changed since it was read is merged again
+// first (see writeData).
+func (s *Store) writeLocked() error {
+	for try := 1; ; try++ {
+		data, err := s.encodeChecked(s.recs)
+		if err != nil {
+			return err
+		}
+		err = s.writeData(data)
+		if !errors.Is(err, errChangedUnderWrite) || try == writeTries {
+			return err
+		}
+		if _, _, err := s.syncLocked(); err != nil {
+			return err
+		}
 	}
-	return s.writeData(data)
 }
 
 // encodeChecked renders recs as the file, or fails with ErrTooLarge.
@@ -253,10 +294,19 @@ func (s *Store) encodeChecked(recs map[string]Entry) ([]byte, error) {
 }
 
 // writeData replaces the file with data, the encoding of the records about
-// to be installed; it needs the write turn and the file lock. A failure is
-// kept for Err until a write succeeds.
+// to be installed; it needs the write turn and the file lock. Right before
+// it does, it checks that the file is still the version the store read
+// (its stamp: size, times, inode), and fails with errChangedUnderWrite if
+// it is not. A failure is kept for Err until a write succeeds.
 func (s *Store) writeData(data []byte) error {
-	st, err := writeStoreFile(s.path, data)
+	read := s.disk
+	unchanged := func() error {
+		if st, err := durable.Stat(s.path); read.exists && (err != nil || st != read.stamp) || !read.exists && err == nil {
+			return errChangedUnderWrite
+		}
+		return nil
+	}
+	st, err := writeStoreFile(s.path, data, unchanged)
 	if err != nil {
 		s.ioErr = fmt.Errorf("save memories: %w", err)
 		return s.ioErr
@@ -337,5 +387,5 @@ func (s *Store) compactJournalLocked(recs map[string]Entry, now time.Time) {
 		r, ok := recs[e.ID]
 		return ok && r.Rev == e.Rev || s.fileSeen.Covers(e.Rev)
 	}
-	_ = s.jr.compact(jrecs, held, now)
+	_ = s.jr.compact(jrecs, s.device, held, now)
 }

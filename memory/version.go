@@ -11,7 +11,8 @@ import (
 )
 
 // Rev is the version of one change of an entry: the device that made it
-// and that device's counter at the time. A device's counter only goes up;
+// (the replica of the store that made it, see Vector) and that device's
+// counter at the time. A device's counter only goes up;
 // it follows the device's clock in milliseconds where that is ahead, so it
 // also orders the device's changes across restarts, but it is never
 // compared with another device's counter to decide what is newer. The
@@ -120,6 +121,19 @@ func handEdited(e Entry) bool { return e.Rev.Sum != 0 && e.Rev.Sum != versionSum
 // every change of device d with counter up to v[d] is in it, or was
 // replaced in it by a later one. It is written in the file as "seen".
 //
+// The invariant every store keeps: a file's seen never covers a change
+// the file's own content does not reflect (as a live entry, a later
+// version of it, or a tombstone), so a copy lacking an entry it had seen
+// deleted it. A store takes the copies' Vectors as they are and raises
+// only its own replica's entry, over changes it can prove it still holds:
+// the replica is named by the journal, which holds every change of it
+// (see journal), and a store that cannot prove that (its journal was lost,
+// compacted past what the file holds, copied from another machine, or
+// another machine stamps with the same replica) stamps with a new replica
+// from then on (see vetCopyLocked). The one exception is a tombstone
+// dropped after TombstoneTTL: a copy that has not been merged for that
+// long may bring the entry back.
+//
 // The file is made to be synced by tools that know nothing of it
 // (Syncthing, Dropbox, Nextcloud, git), so a store must merge any copy of
 // it, in any order, without trusting wall clocks or modification times:
@@ -160,7 +174,9 @@ type mergeResult struct {
 }
 
 // mergeCopy merges a copy of the store (its entries and Vector) into the
-// store's records mem, which have seen memSeen; mem is not modified. The
+// store's records mem; memSaw says whether mem had seen a version of an
+// entry (the store's Vector covers it, or at Open the journal's record of
+// it had seen it); mem is not modified. The
 // rules are the same whichever side is the store, so two devices merging
 // each other's copies agree:
 //
@@ -173,20 +189,22 @@ type mergeResult struct {
 //     different content means the copy was edited by hand, and the copy's
 //     content wins and is stamped anew.
 //   - With different Revs, a side that had seen the other's version holds
-//     the later change and wins; of two changes by one device, the later. If neither had (concurrent edits on two
+//     the later change and wins, as does a version whose Prev is the
+//     other; of two changes by one device, the later. If neither had (concurrent edits on two
 //     devices), the later Updated wins, then a live version over a
 //     deletion, then the greater Rev; the losing text is kept as superseded
 //     history under an ID derived from its content, the same on every
 //     device.
 //   - Uses and LastUsed take the larger, Created the earlier: they are
 //     not versioned.
-func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vector, now time.Time) mergeResult {
+func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []Entry, diskSeen Vector, now time.Time) mergeResult {
 	res := mergeResult{recs: make(map[string]Entry, max(len(mem), len(disk)))}
+	saw := func(d Entry) bool { return !d.Rev.IsZero() && memSaw(d.ID, d.Rev) }
 	var dropped map[string]bool
 	for _, d := range disk {
 		m, ok := mem[d.ID]
 		if !ok {
-			if memSeen.Covers(d.Rev) {
+			if saw(d) {
 				if dropped == nil {
 					dropped = map[string]bool{}
 				}
@@ -225,16 +243,24 @@ func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vect
 			// concurrent with the store's.
 			res.concurrent(d, m, mem)
 		case d.Rev == m.Rev:
-			if !sameVersion(d, m) {
+			if !sameContent(d, m) || d.Rev.IsZero() {
 				res.stamp = append(res.stamp, d.ID) // edited by hand in the copy
-			} else if d.Rev.IsZero() {
-				res.stamp = append(res.stamp, d.ID)
+				res.recs[d.ID] = unversioned(d, m)
+				break
 			}
+			// One version, its times perhaps clamped by a reader whose
+			// clock was behind the writer's: the earlier times, on every
+			// device.
+			res.recs[d.ID] = earlierTimes(unversioned(d, m), m)
+		case diskSeen.Covers(m.Rev) && !saw(d):
 			res.recs[d.ID] = unversioned(d, m)
-		case diskSeen.Covers(m.Rev) && !memSeen.Covers(d.Rev):
-			res.recs[d.ID] = unversioned(d, m)
-		case memSeen.Covers(d.Rev) && !diskSeen.Covers(m.Rev):
+		case saw(d) && !diskSeen.Covers(m.Rev):
 			res.recs[d.ID] = unversioned(m, d)
+			res.missing = true
+		case !m.Rev.IsZero() && d.Prev == m.Rev:
+			res.recs[d.ID] = unversioned(d, m) // d replaced the store's version
+		case !d.Rev.IsZero() && m.Prev == d.Rev:
+			res.recs[d.ID] = unversioned(m, d) // the store's version replaced d
 			res.missing = true
 		case d.Rev.Device == m.Rev.Device && !d.Rev.IsZero() && !m.Rev.IsZero():
 			// One device's changes come in order: the later one saw the other.
@@ -266,6 +292,10 @@ func mergeCopy(mem map[string]Entry, memSeen Vector, disk []Entry, diskSeen Vect
 	}
 	return res
 }
+
+// sawNothing is the memSaw of records that had seen nothing (see
+// mergeCopy): nothing the copy holds is taken for deleted.
+func sawNothing(string, Rev) bool { return false }
 
 // concurrent resolves two versions of an entry that did not see each
 // other: d from the copy, m from the store (see mergeCopy). A hand-edited
@@ -324,6 +354,27 @@ func concurrentCompare(a, b Entry) int {
 		return c
 	}
 	return cmp.Compare(a.Text, b.Text)
+}
+
+// sameContent reports whether two versions of an entry agree on what a
+// person edits (what versionSum covers): everything but the times, Uses
+// and the Revs.
+func sameContent(a, b Entry) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
+		a.Pinned == b.Pinned && a.Supersedes == b.Supersedes && a.SupersededBy == b.SupersededBy &&
+		a.Deleted.IsZero() == b.Deleted.IsZero()
+}
+
+// earlierTimes returns e with the earlier of its and o's Updated and
+// Deleted times.
+func earlierTimes(e, o Entry) Entry {
+	if o.Updated.Before(e.Updated) {
+		e.Updated = o.Updated
+	}
+	if !o.Deleted.IsZero() && o.Deleted.Before(e.Deleted) {
+		e.Deleted = o.Deleted
+	}
+	return e
 }
 
 // sameVersion reports whether two versions of an entry agree on what is

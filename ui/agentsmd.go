@@ -15,7 +15,7 @@ import (
 // instructionsEditor is the dialog that edits one AGENTS.md.
 type instructionsEditor struct {
 	path string
-	text *widget.Entry
+	text *shortcutEntry
 	d    *dialog.CustomDialog
 }
 
@@ -41,8 +41,8 @@ func (u *UI) editInstructions(dir string) {
 
 // showInstructions shows the editor of the file at path holding text.
 func (u *UI) showInstructions(dir, path, text string) {
-	ed := &instructionsEditor{path: path, text: widget.NewMultiLineEntry()}
-	ed.text.Wrapping = fyne.TextWrapWord
+	ed := &instructionsEditor{path: path, text: u.dialogEntry()}
+	ed.text.MultiLine, ed.text.Wrapping = true, fyne.TextWrapWord
 	ed.text.SetText(text)
 	ed.text.SetPlaceHolder(lang.L("Instructions Engram follows in every chat, in Markdown."))
 	title := lang.L("Global instructions (AGENTS.md)")
@@ -65,7 +65,7 @@ func (u *UI) showInstructions(dir, path, text string) {
 	size := u.w.Canvas().Size()
 	ed.d.Resize(fyne.NewSize(min(680, size.Width-20), min(480, size.Height-20)))
 	u.instrEd = ed
-	ed.d.Show()
+	u.showDialog(ed.d)
 	u.w.Canvas().Focus(ed.text)
 }
 

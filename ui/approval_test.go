@@ -62,7 +62,7 @@ func TestToolApprovalPrompt(t *testing.T) {
 				t.Error("the prompt blocks the message box")
 			}
 			if c.answer == "once" {
-				test.AssertRendersToMarkup(t, "tool_approval.xml", h.w.Canvas())
+				test.AssertObjectRendersToMarkup(t, "tool_approval.xml", view.root) // the answer, prompt and all
 			}
 			test.Tap(button(t, view.root, c.button))
 			h.settle()

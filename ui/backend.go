@@ -73,6 +73,7 @@ type MemoryStore interface {
 	Add(e memory.Entry) (memory.Entry, bool, error)
 	Update(id string, c memory.Change) (memory.Entry, error)
 	Remove(id string) error
+	RemoveAll(ids []string) ([]string, error)
 	Restore(id string) error
 	Trash() ([]memory.Trashed, error)
 	EmptyTrash() (int, error)

@@ -114,9 +114,9 @@ func (l *chatList) menu(c ChatInfo, at fyne.CanvasObject) {
 
 // rename asks for a new title.
 func (l *chatList) rename(c ChatInfo) {
-	e := widget.NewEntry()
-	e.SetText(chatTitle(c))
 	u := l.u
+	e := u.dialogEntry()
+	e.SetText(chatTitle(c))
 	d := dialog.NewForm(lang.L("Rename chat"), lang.L("Rename"), lang.L("Cancel"),
 		[]*widget.FormItem{widget.NewFormItem(lang.L("Title"), e)}, func(ok bool) {
 			if !ok || e.Text == "" {
@@ -134,16 +134,16 @@ func (l *chatList) rename(c ChatInfo) {
 				}
 			})
 		}, u.w)
-	submitOnEnter(d, e)
+	submitOnEnter(d, &e.Entry)
 	d.Resize(fyne.NewSize(420, d.MinSize().Height))
-	d.Show()
+	u.showDialog(d)
 	u.w.Canvas().Focus(e)
 }
 
 // remove deletes chat c after asking.
 func (l *chatList) remove(c ChatInfo) {
 	u := l.u
-	dialog.ShowConfirm(lang.L("Delete chat"), lang.L("Delete “{{.Title}}”? Its messages are removed; memories stay.",
+	u.showDialog(dialog.NewConfirm(lang.L("Delete chat"), lang.L("Delete “{{.Title}}”? Its messages are removed; memories stay.",
 		map[string]any{"Title": chatTitle(c)}),
 		func(ok bool) {
 			if !ok {
@@ -159,7 +159,7 @@ func (l *chatList) remove(c ChatInfo) {
 					u.chatDeleted(c.ID)
 				}
 			})
-		}, u.w)
+		}, u.w))
 }
 
 // chatDeleted drops chat id from the window and selects another (creating

@@ -233,5 +233,5 @@ func (u *UI) showFontNotice(title, text string) {
 	d.Resize(fyne.NewSize(min(560, u.w.Canvas().Size().Width-20), 0))
 	d.SetOnClosed(func() { fyne.CurrentApp().Preferences().SetBool(fontNoticeKey, true) })
 	u.fontNotice = d
-	d.Show()
+	u.showDialog(d)
 }

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"engram/agent"
 	"engram/memory"
 )
 
@@ -27,7 +28,8 @@ var templateFields = regexp.MustCompile(`\{\{\s*\.(\w+)\s*\}\}`)
 
 // sourceStrings returns the translated strings of the package's sources
 // and of its internal packages (whose strings it translates), each with
-// whether it has plural forms.
+// whether it has plural forms, and the wordings of the agent's errors and
+// notices (which sayWords translates).
 func sourceStrings(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
@@ -40,6 +42,9 @@ func sourceStrings(t *testing.T) map[string]bool {
 	}
 	files = append(files, inner...)
 	out := map[string]bool{}
+	for _, k := range agent.Keys() {
+		out[agent.Wording(k)] = false
+	}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -81,8 +86,8 @@ func fieldsOf(s string) []string {
 	return slices.Compact(out)
 }
 
-// TestTranslationsComplete fails when a string the code shows is missing
-// from a translation, when a translation holds a string the code no longer
+// TestTranslationsComplete fails when a string the code shows (the agent's
+// error and notice wordings among them) is missing from a translation, when a translation holds a string the code no longer
 // uses, or when a translation drops or invents a {{.Field}}.
 func TestTranslationsComplete(t *testing.T) {
 	t.Parallel() // shares nothing: no app, no globals

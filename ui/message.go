@@ -138,10 +138,13 @@ type messageView struct {
 	thought *reasoningView  // the reasoning section, once there is reasoning
 	edit    *messageEntry   // the message box while the person edits the message
 	// the action buttons shown, nil when not
-	editB, regenB, contB, delB *widget.Button
+	editB, regenB, contB, delB *tipButton
+	tipText                    *canvas.Text    // the tip of the action under the pointer or focused
+	tipBox                     *fyne.Container // tipText, hidden when no tip shows
+	header                     *fyne.Container // the row of the name and the actions
 	lastText                   string
 	pending                    bool
-	reasoned                   bool // the body was drawn with reasoning there (no "Thinking…")
+	reasoned                   bool // the body was drawn with reasoning or thinking there (no "Thinking…")
 	rendered                   bool
 	chrome                     string // what the parts around the body were built from
 }
@@ -178,10 +181,12 @@ func (v *messageView) chromeKey() string {
 // refreshed and the caller lays it out (see chatPane.refresh).
 func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
-	reasoned := m.Reasoning != ""
+	// While the model thinks, the reasoning section says "Thinking…":
+	// the body does not say it too.
+	reasoned := m.Reasoning != "" || m.thinking
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
 		switch {
-		case m.pending && m.Text == "" && m.Reasoning == "":
+		case m.pending && m.Text == "" && !reasoned:
 			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
 			v.body.Refresh()
 		case m.Text == "":
@@ -214,14 +219,15 @@ func (v *messageView) update() (bodyOnly bool) {
 		if m.editing {
 			body = v.editor()
 		}
-		top := container.NewBorder(nil, nil, nil, v.actionButtons(), head)
-		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(top, body))))
+		v.header = container.NewBorder(nil, nil, nil, v.actionButtons(), head)
+		parts = append(parts, container.NewStack(bg, container.NewPadded(container.NewVBox(v.header, body))))
 	case "summary":
 		head := widget.NewLabelWithStyle(lang.L("Summary of earlier messages"), fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 		parts = append(parts, head, v.body)
 	default:
 		head := widget.NewLabelWithStyle(lang.L("Engram"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		parts = append(parts, container.NewBorder(nil, nil, nil, v.actionButtons(), head))
+		v.header = container.NewBorder(nil, nil, nil, v.actionButtons(), head)
+		parts = append(parts, v.header)
 		if v.thought != nil {
 			parts = append(parts, v.thought)
 		}
@@ -394,9 +400,9 @@ func errorText(err error) (string, bool) {
 	if errors.As(err, &ae) {
 		switch ae.Code {
 		case agent.CodeNoEndpoint, agent.CodeAuth, agent.CodeModelNotFound, agent.CodeUnreachable:
-			return ae.Message, true
+			return sayWords(ae.Words, ae.Message), true
 		}
-		return ae.Message, false
+		return sayWords(ae.Words, ae.Message), false
 	}
 	return lang.L("The answer failed: {{.Err}}. Check the endpoint in Settings and retry.",
 		map[string]any{"Err": err.Error()}), true

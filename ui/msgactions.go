@@ -16,40 +16,59 @@ import (
 // actionButtons are the buttons in a message's header: copy; edit (the
 // person's messages); regenerate (answers that did not fail: a failed one
 // has Retry) and continue (the last answer, when it was stopped, cut or
-// failed midway); delete. They are small icons, reachable with Tab.
+// failed midway); delete. They are small icons, reachable with Tab; each
+// says what it does beside them (tipText) while the pointer is over it or
+// it has the focus.
 func (v *messageView) actionButtons() *fyne.Container {
 	m := v.m
-	row := container.NewHBox()
+	v.tipText = newTipText()
+	v.tipBox = container.NewCenter(v.tipText)
+	v.tipBox.Hide()
+	row := container.NewHBox(v.tipBox)
 	if m.pending || m.editing {
 		return row
 	}
-	add := func(icon fyne.Resource, tapped func(*msgState)) *widget.Button {
-		b := widget.NewButtonWithIcon("", icon, func() { tapped(v.m) })
-		b.Importance = widget.LowImportance
+	add := func(tip string, icon fyne.Resource, tapped func(*msgState)) *tipButton {
+		b := newTipButton(tip, icon, func() { tapped(v.m) }, v.showTip)
 		row.Add(b)
 		return b
 	}
 	if m.Text != "" {
-		row.Add(v.act.clip.Button(func() string { return v.m.Text }))
+		c := newTipButton(lang.L("Copy"), nil, nil, v.showTip)
+		v.act.clip.Attach(&c.Button, func() string { return v.m.Text })
+		row.Add(c)
 	}
 	v.editB, v.regenB, v.contB, v.delB = nil, nil, nil, nil
 	switch m.Role {
 	case "user":
 		if v.act.resend != nil {
-			v.editB = add(look.FlatIcon(theme.DocumentCreateIcon()), func(*msgState) { v.startEdit() })
+			v.editB = add(lang.L("Edit"), look.FlatIcon(theme.DocumentCreateIcon()), func(*msgState) { v.startEdit() })
 		}
 	case "assistant":
 		if v.act.regenerate != nil && m.Err == "" {
-			v.regenB = add(look.FlatIcon(theme.ViewRefreshIcon()), v.act.regenerate)
+			v.regenB = add(lang.L("Regenerate"), look.FlatIcon(theme.ViewRefreshIcon()), v.act.regenerate)
 		}
 		if v.act.resume != nil && v.canContinue() {
-			v.contB = add(look.FlatIcon(theme.MediaFastForwardIcon()), v.act.resume)
+			v.contB = add(lang.L("Continue"), look.FlatIcon(theme.MediaFastForwardIcon()), v.act.resume)
 		}
 	}
 	if v.act.remove != nil && !m.local {
-		v.delB = add(look.FlatIcon(theme.DeleteIcon()), v.act.remove)
+		v.delB = add(lang.L("Delete"), look.FlatIcon(theme.DeleteIcon()), v.act.remove)
 	}
 	return row
+}
+
+// showTip shows tip beside the message's actions ("" hides it).
+func (v *messageView) showTip(tip string) {
+	if v.tipText == nil || v.tipText.Text == tip {
+		return
+	}
+	v.tipText.Text = tip
+	v.tipText.Refresh()
+	v.tipBox.Hidden = tip == ""
+	if v.header != nil {
+		v.header.Refresh()
+	}
 }
 
 // canContinue reports whether the answer can be continued: it is the
@@ -77,6 +96,9 @@ func (v *messageView) startEdit() {
 	if v.act.focus != nil {
 		v.act.focus(v.edit)
 	}
+	// The cursor goes after the text. Entry has no call that moves it to
+	// a place in the text; PageDown does, once the rows are laid out.
+	v.edit.TypedKey(&fyne.KeyEvent{Name: fyne.KeyPageDown})
 }
 
 // finishEdit ends the editing of the person's message and, if send and

@@ -125,3 +125,31 @@ func TestThinkingPlaceholderGivesWayToReasoning(t *testing.T) {
 		t.Errorf("the reasoning is not shown:\n%s", shownText(v.root))
 	}
 }
+
+// While the model thinks, "Thinking…" shows once: in the reasoning
+// section's header, not also as the answer's placeholder, before and after
+// the first reasoning arrives; once the answer streams it is gone.
+func TestThinkingShowsOnce(t *testing.T) {
+	test.NewTempApp(t)
+	m := &msgState{Message: Message{Role: "assistant"}, pending: true}
+	v := newMessageView(m, messageActions{})
+	w := test.NewWindow(v.root)
+	defer w.Close()
+	w.Resize(fyne.NewSize(560, 320))
+	if n := strings.Count(shownText(v.root), "Thinking…"); n != 1 {
+		t.Errorf("before anything arrived %q shows %d times, want once", "Thinking…", n)
+	}
+	for _, reasoning := range []string{"", "The user asks about tabs."} {
+		m.thinking, m.Reasoning = true, reasoning
+		v.update()
+		if n := strings.Count(shownText(v.root), "Thinking…"); n != 1 {
+			t.Errorf("thinking with reasoning %q: %q shows %d times, want once:\n%s", reasoning, "Thinking…", n,
+				shownText(v.root))
+		}
+	}
+	m.thinking, m.ThinkingTime, m.Text = false, 3*time.Second, "Tabs."
+	v.update()
+	if shown := shownText(v.root); strings.Contains(shown, "Thinking…") || !strings.Contains(shown, "Thought for 3 s") {
+		t.Errorf("after thinking:\n%s", shown)
+	}
+}

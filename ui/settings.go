@@ -28,16 +28,16 @@ type settingsForm struct {
 	u        *UI
 	src      agent.ConfigSources
 	preset   *widget.Select
-	endpoint *widget.Entry
-	key      *widget.Entry
-	model    *widget.SelectEntry
+	endpoint *shortcutEntry
+	key      *shortcutEntry
+	model    *escSelectEntry
 	status   *caption
 	found    *caption
 	language *widget.Select
 	recall   *widget.Check
 	capture  *widget.Select
-	topK     *widget.Entry
-	budget   *widget.Entry
+	topK     *shortcutEntry
+	budget   *shortcutEntry
 	agents   *widget.Button
 
 	orig    agent.Config
@@ -57,11 +57,11 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	}
 	f.preset = widget.NewSelect(names, f.presetChosen)
 	f.preset.PlaceHolder = lang.L("Fill in a common server…")
-	f.endpoint = widget.NewEntry()
+	f.endpoint = u.dialogEntry()
 	f.endpoint.SetPlaceHolder("http://127.0.0.1:11434/v1")
 	f.endpoint.SetText(c.BaseURL)
 	f.endpoint.Validator = validateURL
-	f.key = widget.NewPasswordEntry()
+	f.key = u.dialogPasswordEntry()
 	switch {
 	case src.APIKey != "":
 		f.key.SetPlaceHolder(c.MaskedKey())
@@ -70,7 +70,8 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	default:
 		f.key.SetPlaceHolder(lang.L("none (local servers need no key)"))
 	}
-	f.model = widget.NewSelectEntry(nil)
+	f.model = newEscSelectEntry(u.escape)
+	f.model.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
 	f.model.SetPlaceHolder(lang.L("e.g. qwen2.5:7b"))
 	f.model.SetText(c.Model)
 	f.status = captionLabel("")
@@ -86,10 +87,10 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	f.recall.SetChecked(c.AutoRecall)
 	f.capture = widget.NewSelect(captureNames(), nil)
 	f.capture.SetSelected(captureName(c.CaptureSetting()))
-	f.topK = widget.NewEntry()
+	f.topK = u.dialogEntry()
 	f.topK.SetText(strconv.Itoa(c.RecallTopK))
 	f.topK.Validator = validateInt(1, 50)
-	f.budget = widget.NewEntry()
+	f.budget = u.dialogEntry()
 	f.budget.SetText(strconv.Itoa(c.RecallBudget))
 	f.budget.Validator = validateInt(200, 100000)
 	f.agents = widget.NewButton(lang.L("Edit the global AGENTS.md…"), func() { u.editInstructions("") })
@@ -214,7 +215,7 @@ func (f *settingsForm) loadModels() {
 
 // config returns c changed by the form, or the first invalid field's error.
 func (f *settingsForm) config(c agent.Config) (agent.Config, error) {
-	for _, e := range []*widget.Entry{f.endpoint, f.topK, f.budget} {
+	for _, e := range []*shortcutEntry{f.endpoint, f.topK, f.budget} {
 		if err := e.Validate(); err != nil {
 			return c, err
 		}
@@ -280,14 +281,14 @@ func (u *UI) openSettings() {
 		}
 		c, err := f.config(u.cfg)
 		if err != nil {
-			dialog.ShowError(err, u.w)
+			u.showDialog(dialog.NewError(err, u.w))
 			return
 		}
 		u.saveConfig(c)
 	}, u.w)
-	submitOnEnter(d, f.endpoint, f.key, f.topK, f.budget)
+	submitOnEnter(d, &f.endpoint.Entry, &f.key.Entry, &f.topK.Entry, &f.budget.Entry)
 	d.Resize(fyne.NewSize(min(600, u.w.Canvas().Size().Width-20), d.MinSize().Height))
-	d.Show()
+	u.showDialog(d)
 	if u.cfg.BaseURL == "" {
 		f.status.SetText(lang.L("Type the endpoint and its models will be listed here."))
 		u.w.Canvas().Focus(f.endpoint)

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 )
@@ -16,10 +18,15 @@ func shortcutName(key fyne.KeyName) string {
 }
 
 // shortcut handles the window's shortcuts; it reports whether s was one.
+// Behind an open dialog they do nothing (but are still taken, so that the
+// dialog's fields do not act on them).
 func (u *UI) shortcut(s fyne.Shortcut) bool {
 	cs, ok := s.(*desktop.CustomShortcut)
-	if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault {
+	if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault || !slices.Contains(windowKeys, cs.KeyName) {
 		return false
+	}
+	if u.dialogOpen() {
+		return true
 	}
 	switch cs.KeyName {
 	case fyne.KeyN:
@@ -33,8 +40,6 @@ func (u *UI) shortcut(s fyne.Shortcut) bool {
 		u.list.search.focus()
 	case fyne.KeyQ:
 		u.quit()
-	default:
-		return false
 	}
 	return true
 }
@@ -57,7 +62,7 @@ func (u *UI) addShortcuts() {
 	}
 	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
-			u.stop()
+			u.escape()
 		}
 	})
 }

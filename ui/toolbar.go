@@ -372,7 +372,7 @@ func (t *toolbar) chooseFolder() {
 		}
 	}, u.w)
 	d.Resize(fyne.NewSize(min(760, u.w.Canvas().Size().Width-20), 520))
-	d.Show()
+	u.showDialog(d)
 }
 
 // pinProject pins dir ("" clears) to the current chat.

@@ -78,6 +78,7 @@ type UI struct {
 	started       bool
 	held          []func() // backend work asked for before Start, which runs it
 
+	dialogs  []closable          // the open dialogs, the top one last (dialogs.go)
 	settings *settingsForm       // the open settings, or nil
 	instrEd  *instructionsEditor // the AGENTS.md editor last opened
 	fonts    FontCheck           // how to look for a CJK font
@@ -303,7 +304,7 @@ func (u *UI) applyEvent(ev agent.Event) {
 		return
 	case agent.Notice:
 		if e.ChatID == "" {
-			u.pane.notice(e.Text)
+			u.pane.notice(sayWords(e.Words, e.Text))
 			return
 		}
 	}
@@ -323,6 +324,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 		if cur {
 			u.pane.sync()
 			u.insp.highlight(nil)
+		}
+		if s.info.Title == "" && e.UserID != "" {
+			u.refreshChats() // the agent titled the chat from its first message
 		}
 	case agent.RecallDone:
 		m = s.answer()
@@ -364,8 +368,15 @@ func (u *UI) applyEvent(ev agent.Event) {
 			}
 		}
 	case agent.Notice:
-		m = s.answer()
-		m.notices = append(m.notices, e.Text)
+		// A notice of the turn running goes under its answer; one that
+		// comes after it (distillation's) under the chat's last answer.
+		// It never opens an answer of its own.
+		text := sayWords(e.Words, e.Text)
+		if m = s.lastAnswer(); m == nil {
+			u.pane.notice(text)
+			return
+		}
+		m.notices = append(m.notices, text)
 	case agent.MemoriesSaved:
 		if m = s.lastAnswer(); m != nil {
 			m.notices = append(m.notices, savedNotice(e)...)
@@ -531,7 +542,7 @@ func (u *UI) changeInfo(id string, fn func(c *ChatInfo)) ChatInfo {
 
 // showError shows a failure that has no better place.
 func (u *UI) showError(what string, err error) {
-	dialog.ShowError(errors.New(what+": "+err.Error()), u.w)
+	u.showDialog(dialog.NewError(errors.New(what+": "+err.Error()), u.w))
 }
 
 // copy puts text on the clipboard.

@@ -499,7 +499,7 @@ func TestRenameAndDeleteChat(t *testing.T) {
 	})
 	c := h.u.chats[0]
 	h.u.list.rename(c)
-	entry := objects[*widget.Entry](h.w.Canvas().Overlays().Top())[0]
+	entry := objects[*shortcutEntry](h.w.Canvas().Overlays().Top())[0]
 	entry.SetText("Deploy fix")
 	overlayButton(t, h, "Rename")
 	h.settle()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 )
 
 // slowFirstWrite returns a write hook under which the first write waits
@@ -108,7 +107,7 @@ func TestRollbackKeepsRename(t *testing.T) {
 		h.fb.writeHook = slowFirstWrite(true)
 		test.Tap(h.u.bar.recall)
 		h.u.list.rename(h.u.chats[0])
-		objects[*widget.Entry](h.w.Canvas().Overlays().Top())[0].SetText("Deploy fix")
+		objects[*shortcutEntry](h.w.Canvas().Overlays().Top())[0].SetText("Deploy fix")
 		overlayButton(t, h, "Rename")
 		h.settle()
 		c, _ := h.fb.Chat(h.u.current)

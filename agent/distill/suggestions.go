@@ -36,9 +36,6 @@ type SuggestionsChanged struct {
 // Chat names the chat the suggestions came from.
 func (e SuggestionsChanged) Chat() string { return e.ChatID }
 
-// ErrNoProposal is returned for a forget proposal that is not pending.
-var ErrNoProposal = errors.New("no such forget proposal")
-
 // loadLocked reads the suggestions file once; a missing file is none.
 func (p *Pipeline) loadLocked() {
 	if p.loaded {
@@ -99,6 +96,17 @@ func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
 	if err := p.saveLocked(); err != nil {
 		p.notice(t.ChatID, err.Error())
 	}
+}
+
+// SuggestUpdate holds a new text for a memory a person wrote, which a
+// memory tool wanted to change, as a suggestion that would replace it: the
+// person keeps theirs, takes the new one or edits it. An empty kind keeps
+// the memory's.
+func (p *Pipeline) SuggestUpdate(chatID string, target Shown, kind memory.Kind, text string) {
+	if kind == "" {
+		kind = target.Entry.Kind
+	}
+	p.suggest(Turn{ChatID: chatID}, candidate{Op: opUpdate, Kind: kind, Text: text}, &target)
 }
 
 // Suggestions lists the held suggestions, oldest first.
@@ -172,35 +180,4 @@ func (p *Pipeline) Keep(s Suggestion, open func(chat.Scope, string) (*memory.Sto
 		return kept, err
 	}
 	return kept, nil
-}
-
-// Propose holds a forget proposal (replacing one for the same memory).
-func (p *Pipeline) Propose(f Forgotten) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.proposals = slices.DeleteFunc(p.proposals, func(o Forgotten) bool { return sameMemory(o, f) })
-	p.proposals = append(p.proposals, f)
-}
-
-func sameMemory(x, y Forgotten) bool {
-	return x.Scope == y.Scope && x.Dir == y.Dir && x.Entry.ID == y.Entry.ID
-}
-
-// Proposals lists the pending forget proposals, oldest first.
-func (p *Pipeline) Proposals() []Forgotten {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.proposals)
-}
-
-// DropProposal removes a pending proposal; ErrNoProposal if there was none.
-func (p *Pipeline) DropProposal(f Forgotten) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.proposals)
-	p.proposals = slices.DeleteFunc(p.proposals, func(o Forgotten) bool { return sameMemory(o, f) })
-	if len(p.proposals) == n {
-		return ErrNoProposal
-	}
-	return nil
 }

@@ -33,7 +33,12 @@ func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-"
 // Windows), then the directory synced so the rename itself is durable
 // (where the system supports it). A read-only file at path is left alone:
 // the error wraps ErrReadOnly.
-func WriteFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error { return WriteFileAtomicIf(path, data, nil) }
+
+// WriteFileAtomicIf is WriteFileAtomic that calls ready, when not nil,
+// right before the rename, and leaves path as it is if ready fails: a
+// writer checks there that the file is still the version it read.
+func WriteFileAtomicIf(path string, data []byte, ready func() error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -48,6 +53,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
 	err = writeSynced(f, data)
+	if err == nil && ready != nil {
+		if err = ready(); err != nil {
+			return err
+		}
+	}
 	if err == nil {
 		err = rename(tmp, path)
 	}

@@ -1,6 +1,7 @@
 package durable_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,5 +33,26 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := durable.WriteFileAtomic(filepath.Join(path, "under-a-file"), nil); err == nil {
 		t.Error("writing under a regular file succeeded")
+	}
+}
+
+// A write whose ready check fails leaves the file as it was and no
+// temporary file behind.
+func TestWriteFileAtomicIfNotReady(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "memory.json")
+	if err := os.WriteFile(path, []byte("before"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("changed")
+	if err := durable.WriteFileAtomicIf(path, []byte("after"), func() error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("WriteFileAtomicIf: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "before" {
+		t.Errorf("the file was replaced: %q", got)
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 1 {
+		t.Errorf("left behind: %v", des)
 	}
 }

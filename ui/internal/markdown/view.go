@@ -28,8 +28,14 @@ type Clipboard struct {
 // Button is a Copy button, an icon alone: tapped, it copies text() and
 // says "Copied" (with a check mark) for a moment.
 func (c Clipboard) Button(text func() string) *widget.Button {
-	btn := widget.NewButtonWithIcon("", look.FlatIcon(theme.ContentCopyIcon()), nil)
-	btn.Importance = widget.LowImportance
+	btn := widget.NewButton("", nil)
+	c.Attach(btn, text)
+	return btn
+}
+
+// Attach makes btn a Copy button of text(), as Button does.
+func (c Clipboard) Attach(btn *widget.Button, text func() string) {
+	btn.Text, btn.Icon, btn.Importance = "", look.FlatIcon(theme.ContentCopyIcon()), widget.LowImportance
 	btn.OnTapped = func() {
 		c.Set(text())
 		btn.SetText(lang.L("Copied"))
@@ -41,7 +47,6 @@ func (c Clipboard) Button(text func() string) *widget.Button {
 			})
 		}
 	}
-	return btn
 }
 
 // codeBlock shows code readable (monospace, highlighted for its language,

@@ -1,0 +1,296 @@
+package memory_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"engram/memory"
+)
+
+// exit closes the device's store (the process exits) and forgets it, so
+// the next open is a new process.
+func (d *device) exit() {
+	if d.s != nil {
+		d.s.Close()
+		d.s = nil
+	}
+}
+
+// removeJournal deletes the device's journals.
+func (d *device) removeJournal() {
+	d.t.Helper()
+	if err := os.RemoveAll(filepath.Join(d.state, "journal")); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// Case 1 of issue 21: a device that lost its journal and was handed an
+// older copy does not claim the changes the copy lacks, so the other device
+// keeps them.
+func TestSyncLostJournalOlderCopyDeletesNothing(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	a, b := newDevice(t, clk), newDevice(t, clk)
+	a.add("before the copy")
+	old, err := os.ReadFile(a.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var later []string
+	for i := range 5 {
+		later = append(later, a.add(fmt.Sprintf("later add %d on A", i)).Text)
+	}
+	b.receive(a)
+	b.reload()
+	a.exit()
+	a.removeJournal()
+	if err := os.WriteFile(a.path, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.open()
+	a.add("after the journal was lost")
+	b.receive(a)
+	b.reload()
+	for _, text := range later {
+		if !slices.Contains(b.texts(), text) {
+			t.Errorf("B lost %q: %q", text, b.texts())
+		}
+	}
+	a.receive(b)
+	a.reload()
+	if got := len(a.texts()); got != 7 {
+		t.Errorf("A lists %d: %q", got, a.texts())
+	}
+}
+
+// Case 1 of issue 21: entries typed into memory.json by hand are journaled
+// when first read, so a device whose file is then deleted does not take
+// them for deleted, nor make the other device do so.
+func TestSyncHandTypedEntriesJournaled(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	a, b := newDevice(t, clk), newDevice(t, clk)
+	a.exit()
+	var typed strings.Builder
+	typed.WriteString(`{"version": 2, "entries": [`)
+	for i := range 5 {
+		if i > 0 {
+			typed.WriteString(",")
+		}
+		fmt.Fprintf(&typed, `{"text": "typed by hand %d"}`, i)
+	}
+	typed.WriteString("]}")
+	if err := os.WriteFile(a.path, []byte(typed.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.open()
+	b.receive(a)
+	b.reload()
+	if got := len(b.texts()); got != 5 {
+		t.Fatalf("B lists %d", got)
+	}
+	a.exit()
+	os.Remove(a.path)
+	a.open()
+	a.add("one add after the file was deleted")
+	b.receive(a)
+	b.reload()
+	if got := len(b.texts()); got != 6 {
+		t.Errorf("B lists %d, want 6: %q", got, b.texts())
+	}
+	if got := len(a.texts()); got != 6 {
+		t.Errorf("A lists %d, want 6: %q", got, a.texts())
+	}
+}
+
+// Case 2 of issue 21: an edit and a removal this device made after seeing
+// the other device's version are not undone when that version arrives
+// again, even though its times are later (the other clock is 5 minutes
+// ahead).
+func TestSyncOwnChangesSurviveSkewedCopyAtOpen(t *testing.T) {
+	t.Parallel()
+	for name, skew := range map[string]time.Duration{"5 minutes": 5 * time.Minute, "2 hours": 2 * time.Hour} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clkA := newClock()
+			clkB := &testClock{t: clkA.Now().Add(skew)}
+			a, b := newDevice(t, clkA), newDevice(t, clkB)
+			edited, removed := b.add("edit me on A"), b.add("remove me on A")
+			a.receive(b)
+			a.reload()
+			clkA.Advance(time.Second)
+			if _, err := a.s.Update(edited.ID, memory.Change{Text: ptrTo("edited on A")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.s.Remove(removed.ID); err != nil {
+				t.Fatal(err)
+			}
+			a.exit()
+			a.receive(b) // B's unchanged file again
+			clkA.Advance(10 * time.Second)
+			a.open()
+			if got := a.texts(); !slices.Equal(got, []string{"edited on A"}) {
+				t.Errorf("A lists %q, want only its edit", got)
+			}
+			b.receive(a)
+			b.reload()
+			if got := b.texts(); !slices.Equal(got, []string{"edited on A"}) {
+				t.Errorf("B lists %q, want only A's edit", got)
+			}
+		})
+	}
+}
+
+// Case 3 of issue 21: a state folder copied to a clone (the same machine
+// fingerprint, so only the data can tell) gives both the same replica; the
+// first copy that shows a change the replica never issued makes the store
+// mint a new one, and no offline add is lost on either side.
+func TestSyncClonedStateFolderLosesNothing(t *testing.T) {
+	t.Parallel()
+	clkA := newClock()
+	clkB := &testClock{t: clkA.Now().Add(1500 * time.Millisecond)}
+	a := newDevice(t, clkA)
+	a.add("shared before the clone")
+	a.exit()
+	b := &device{t: t, path: filepath.Join(t.TempDir(), "memory.json"), state: t.TempDir(), clk: clkB}
+	copyDir(t, a.state, b.state)
+	b.receive(a)
+	a.open()
+	b.open()
+	for i := range 3 {
+		a.add(fmt.Sprintf("offline on A %d", i))
+		b.add(fmt.Sprintf("offline on B %d", i))
+	}
+	b.receive(a)
+	b.reload()
+	a.receive(b)
+	a.reload()
+	for name, d := range map[string]*device{"A": a, "B": b} {
+		if got := len(d.texts()); got != 7 {
+			t.Errorf("%s lists %d, want 7: %q", name, got, d.texts())
+		}
+	}
+}
+
+// copyDir copies the files of the tree src into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, de os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if de.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Case 9 of issue 21: a time typed by hand in the far future does not make
+// a hand edit win over a later edit on another device.
+func TestSyncTypedFutureDateDoesNotWin(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	a, b := newDevice(t, clk), newDevice(t, clk)
+	e := a.add("the original text")
+	a.add("another entry")
+	b.receive(a)
+	b.reload()
+	a.exit()
+	doc := readDoc(t, a.path)
+	if doc.Entries[0].ID != e.ID {
+		t.Fatalf("file order: %q", entryTexts(doc.Entries))
+	}
+	doc.Entries[0].Text = "edited by hand on A"
+	doc.Entries[0].Updated = time.Date(2062, 1, 1, 0, 0, 0, 0, time.UTC)
+	writeDocSeen(t, a.path, doc.Seen, doc.Entries)
+	clk.Advance(time.Hour)
+	if _, err := b.s.Update(e.ID, memory.Change{Text: ptrTo("edited later on B")}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	b.receive(a) // the hand-edited file, before A's store read it
+	b.reload()
+	if got, _ := b.s.Get(e.ID); got.Text != "edited later on B" {
+		t.Errorf("B: the typed 2062 date won: %q", got.Text)
+	}
+	if hist := entryTexts(b.s.History(e.ID)); !slices.Contains(hist, "edited by hand on A") {
+		t.Errorf("the hand edit is not kept as history: %q", hist)
+	}
+}
+
+// Case 3 of issue 21: a state folder copied to another machine (a home
+// folder migrated, or synced with the memory file) gets a device ID and a
+// replica of its own on first use, so no offline add is lost on either
+// side.
+func TestSyncStateFolderCopiedToAnotherMachine(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	dir := t.TempDir()
+	a := &device{t: t, path: filepath.Join(dir, "a", "memory.json"), state: filepath.Join(dir, "a-state"), clk: clk}
+	b := &device{t: t, path: filepath.Join(dir, "b", "memory.json"), state: filepath.Join(dir, "b-state"), clk: clk}
+	open := func(d *device, machine string) {
+		d.exit()
+		d.s = openStore(t, d.path, memory.Options{StateDir: d.state, Now: clk.Now, Machine: machine})
+	}
+	open(a, "machine-a")
+	a.add("shared before the copy")
+	a.exit()
+	copyDir(t, a.state, b.state)
+	os.MkdirAll(filepath.Dir(b.path), 0o700)
+	b.receive(a)
+	open(a, "machine-a")
+	open(b, "machine-b")
+	var ea, eb []memory.Entry
+	for i := range 3 {
+		ea = append(ea, a.add(fmt.Sprintf("offline on A %d", i)))
+		eb = append(eb, b.add(fmt.Sprintf("offline on B %d", i)))
+	}
+	if ra, rb := ea[0].Rev.Device, eb[0].Rev.Device; ra == rb || strings.Split(ra, "-")[0] == strings.Split(rb, "-")[0] {
+		t.Errorf("A stamps with %s, B with %s: B kept A's device ID", ra, rb)
+	}
+	b.receive(a)
+	b.reload()
+	a.receive(b)
+	a.reload()
+	for name, d := range map[string]*device{"A": a, "B": b} {
+		if got := len(d.texts()); got != 7 {
+			t.Errorf("%s lists %d, want 7: %q", name, got, d.texts())
+		}
+	}
+}
+
+// Two processes of one device share its journal and its replica: one's
+// changes are not taken by the other for a clone's.
+func TestSyncTwoProcessesShareTheReplica(t *testing.T) {
+	t.Parallel()
+	path, state := filepath.Join(t.TempDir(), "memory.json"), t.TempDir()
+	clk := newClock()
+	p1 := openStore(t, path, memory.Options{StateDir: state, Now: clk.Now})
+	p2 := openStore(t, path, memory.Options{StateDir: state, Now: clk.Now})
+	e1 := mustAdd(t, p1, memory.Entry{Text: "added by the first process"})
+	clk.Advance(time.Second)
+	if err := p2.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	e2 := mustAdd(t, p2, memory.Entry{Text: "added by the second process"})
+	if e1.Rev.Device != e2.Rev.Device {
+		t.Errorf("the processes stamp with %s and %s", e1.Rev.Device, e2.Rev.Device)
+	}
+	if got := len(p2.List()); got != 2 {
+		t.Errorf("the second process lists %d", got)
+	}
+}
