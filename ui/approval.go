@@ -68,6 +68,13 @@ func (u *UI) askTool(m *msgState, e agent.ToolApproval) *toolAsk {
 	return a
 }
 
+// askedElsewhere tells the person that a chat not shown waits for their
+// answer to a tool call.
+func (u *UI) askedElsewhere(s *session) {
+	u.pane.notice(lang.L("The chat “{{.Title}}” waits for your answer to a tool call.",
+		map[string]any{"Title": chatTitle(s.info)}))
+}
+
 // redraw shows the change of message m if its chat is the one shown.
 func (u *UI) redraw(chatID string, m *msgState) {
 	if chatID == u.current {

@@ -188,3 +188,23 @@ func TestAgentToolApproval(t *testing.T) {
 		}
 	}
 }
+
+// A prompt in a chat not shown says so above the chat shown, and waits in
+// its chat.
+func TestToolApprovalElsewhere(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) { fb.script = askScript })
+	askShown(t, h)
+	asking := h.u.current
+	h.u.newChat()
+	h.settle()
+	if h.u.current == asking {
+		t.Fatal("no other chat was selected")
+	}
+	h.u.applyEvent(agent.ToolApproval{ChatID: asking, CallID: "c2", Server: "files", Tool: "echo", Args: `{}`})
+	if !h.u.pane.bannerBox.Visible() || !strings.Contains(h.u.pane.banner.Text, "waits for your answer to a tool call") {
+		t.Errorf("the banner shows %q", h.u.pane.banner.Text)
+	}
+	if a := h.u.sessions[asking].lastAnswer(); len(a.asks) != 2 {
+		t.Errorf("the asking chat holds %d prompts", len(a.asks))
+	}
+}
