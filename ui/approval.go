@@ -82,6 +82,16 @@ func (u *UI) redraw(chatID string, m *msgState) {
 	}
 }
 
+// asking reports whether a prompt of m waits for the person's answer.
+func (m *msgState) asking() bool {
+	for _, a := range m.asks {
+		if a.outcome == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // dropAsks takes out of m the prompts that wait for no answer any more:
 // all of them when callID is "" (the turn ended), else that call's.
 func (m *msgState) dropAsks(callID string) {

@@ -58,6 +58,9 @@ func TestToolApprovalPrompt(t *testing.T) {
 					t.Errorf("the prompt does not show %q:\n%s", s, shown)
 				}
 			}
+			if strings.Contains(shown, "Thinking…") {
+				t.Error("the answer says Thinking… while it waits for the person")
+			}
 			if !h.u.pane.input.Visible() || h.u.pane.input.Disabled() {
 				t.Error("the prompt blocks the message box")
 			}
