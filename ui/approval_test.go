@@ -145,10 +145,11 @@ func TestPrettyArgs(t *testing.T) {
 	}
 }
 
-// On the real agent, a call of the test MCP server's echo waits for the
-// prompt; once allowed, the call and its result are in the answer's
-// disclosure, as the memory tools' are.
-func TestAgentToolApproval(t *testing.T) {
+// toolAgentHarness runs the window on the real agent, which runs the test
+// MCP server "files" (agenttest's) from mcp.json, once it is ready; the
+// endpoint calls its echo, then answers with replies.
+func toolAgentHarness(t *testing.T, replies ...agenttest.Reply) (*harness, *agenttest.Server) {
+	t.Helper()
 	test.NewTempApp(t)
 	srv := agenttest.NewServer()
 	t.Cleanup(srv.Close)
@@ -170,9 +171,16 @@ func TestAgentToolApproval(t *testing.T) {
 	if st := ag.ToolServers(); len(st) != 1 || st[0].State != "ready" {
 		t.Fatalf("the test MCP server did not start: %+v", st)
 	}
-	srv.Push(agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "mcp__files__echo", Args: `{"text":"hi"}`}}},
-		agenttest.Reply{Text: "The server said hi."})
-	h := startHarness(t, AgentBackend{ag})
+	srv.Push(append([]agenttest.Reply{{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "mcp__files__echo",
+		Args: `{"text":"hi"}`}}}}, replies...)...)
+	return startHarness(t, AgentBackend{ag}), srv
+}
+
+// On the real agent, a call of the test MCP server's echo waits for the
+// prompt; once allowed, the call and its result are in the answer's
+// disclosure, as the memory tools' are.
+func TestAgentToolApproval(t *testing.T) {
+	h, srv := toolAgentHarness(t, agenttest.Reply{Text: "The server said hi."})
 	view := askShown(t, h)
 	if len(srv.Requests()) != 1 {
 		t.Fatalf("the call ran before it was allowed: %d requests", len(srv.Requests()))
@@ -189,6 +197,21 @@ func TestAgentToolApproval(t *testing.T) {
 		if !strings.Contains(shown, s) {
 			t.Errorf("the answer does not show %q:\n%s", s, shown)
 		}
+	}
+}
+
+// On the real agent, stopping the turn while the prompt waits ends the
+// call, takes the prompt away and asks the endpoint nothing more.
+func TestAgentToolApprovalStopped(t *testing.T) {
+	h, srv := toolAgentHarness(t)
+	view := askShown(t, h)
+	h.u.stop()
+	a := h.turnEnded()
+	if len(a.asks) != 0 || strings.Contains(shownText(view.root), "Run echo") {
+		t.Errorf("the prompt outlived the turn:\n%s", shownText(view.root))
+	}
+	if !a.Stopped || len(srv.Requests()) != 1 {
+		t.Errorf("stopped %v after %d requests", a.Stopped, len(srv.Requests()))
 	}
 }
 
