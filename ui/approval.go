@@ -45,7 +45,7 @@ const (
 	askArgsLines = 16
 )
 
-// askTool is the prompt of ToolApproval e in answer m of chat chatID.
+// askTool is the prompt of ToolApproval e in answer m.
 func (u *UI) askTool(m *msgState, e agent.ToolApproval) *toolAsk {
 	a := &toolAsk{e: e}
 	a.answer = func(d agent.Decision) {
