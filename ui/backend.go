@@ -13,6 +13,7 @@ import (
 // Config, ConfigSources, Chats, SearchChats and RecentProjects, which only
 // read memory.
 type Backend interface {
+	ToolHost
 	Events() <-chan agent.Event
 	Send(ctx context.Context, chatID, text string) error
 	// The message actions (see agent.Agent.Resend): like Send, they
