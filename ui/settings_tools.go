@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +34,7 @@ type toolsPanel struct {
 	name   *widget.Entry
 	target *widget.Entry // the command, or the URL of an HTTP server
 	args   *widget.Entry // one argument a line
+	env    *widget.Entry // KEY=value, one a line
 	add    *widget.Button
 	root   fyne.CanvasObject
 	shown  string // the statuses the list was built from
@@ -52,11 +55,15 @@ func newToolsPanel(u *UI) *toolsPanel {
 	p.args = widget.NewMultiLineEntry()
 	p.args.SetPlaceHolder(lang.L("Arguments, one a line"))
 	p.args.SetMinRowsVisible(2)
+	p.env = widget.NewMultiLineEntry()
+	p.env.SetPlaceHolder(lang.L("KEY=value, one a line (e.g. a token the server needs)"))
+	p.env.SetMinRowsVisible(2)
 	p.add = widget.NewButtonWithIcon(lang.L("Add server"), theme.ContentAddIcon(), p.addServer)
 	form := widget.NewForm(
 		widget.NewFormItem(lang.L("Name"), p.name),
 		widget.NewFormItem(lang.L("Command or URL"), p.target),
-		widget.NewFormItem(lang.L("Arguments"), p.args))
+		widget.NewFormItem(lang.L("Arguments"), p.args),
+		widget.NewFormItem(lang.L("Environment"), p.env))
 	intro := captionLabel(lang.L("Their tools are offered to the model beside the memory tools; each call waits for your yes unless the server is set to Always allow. Kept in mcp.json (Claude Desktop's format)."))
 	scroll := container.NewVScroll(p.list)
 	scroll.SetMinSize(fyne.NewSize(0, 260))
@@ -160,6 +167,10 @@ func (p *toolsPanel) serverRow(s agent.ToolServerStatus) fyne.CanvasObject {
 		launch = strings.Join(append([]string{s.Server.Command}, s.Server.Args...), " ")
 	}
 	lines := []fyne.CanvasObject{container.NewHBox(title), state, captionLabel(oneLine(launch, 200))}
+	if len(s.Server.Env) > 0 { // the names only: the values may be secrets
+		lines = append(lines, captionLabel(lang.L("Environment: {{.Names}}",
+			map[string]any{"Names": strings.Join(slices.Sorted(maps.Keys(s.Server.Env)), ", ")})))
+	}
 	if len(s.Tools) > 0 {
 		lines = append(lines, captionLabel(lang.L("Tools: {{.Names}}", map[string]any{"Names": strings.Join(s.Tools, ", ")})))
 	}
@@ -210,6 +221,20 @@ func (p *toolsPanel) addServer() {
 				s.Args = append(s.Args, a)
 			}
 		}
+		for _, line := range strings.Split(p.env.Text, "\n") {
+			if line = strings.TrimSpace(line); line == "" {
+				continue
+			}
+			k, v, ok := strings.Cut(line, "=")
+			if k = strings.TrimSpace(k); !ok || k == "" { // not shown: it may be a pasted secret
+				p.status.SetText(lang.L("Write the environment as KEY=value, one a line."))
+				return
+			}
+			if s.Env == nil {
+				s.Env = map[string]string{}
+			}
+			s.Env[k] = strings.TrimSpace(v)
+		}
 	}
 	if s.Name == "" || target == "" {
 		p.status.SetText(lang.L("Give the server a name and a command or URL."))
@@ -219,6 +244,7 @@ func (p *toolsPanel) addServer() {
 		p.name.SetText("")
 		p.target.SetText("")
 		p.args.SetText("")
+		p.env.SetText("")
 	})
 }
 

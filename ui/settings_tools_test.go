@@ -195,3 +195,38 @@ func TestAgentToolsDialog(t *testing.T) {
 		return strings.Contains(s, "ready ·") && strings.Contains(s, "echo")
 	})
 }
+
+// A server's environment is written to mcp.json; the list names its
+// variables, never their values; a line that is no KEY=value is refused
+// without being repeated.
+func TestToolsPanelEnvironment(t *testing.T) {
+	h, p := toolsHarness(t)
+	test.Type(p.name, "github")
+	test.Type(p.target, "github-mcp-server")
+	test.Type(p.env, "GITHUB_TOKEN=ghp_0123456789abcdef\nDEBUG = 1")
+	test.Tap(p.add)
+	h.settle()
+	got := h.fb.servers(t)["github"]
+	if got.Env["GITHUB_TOKEN"] != "ghp_0123456789abcdef" || got.Env["DEBUG"] != "1" || len(got.Env) != 2 {
+		t.Errorf("added %+v", got)
+	}
+	shown := shownText(serverRowOf(t, p, "github"))
+	if !strings.Contains(shown, "Environment: DEBUG, GITHUB_TOKEN") || strings.Contains(shown, "ghp_") {
+		t.Errorf("the row shows:\n%s", shown)
+	}
+	if p.env.Text != "" {
+		t.Error("the environment was not emptied")
+	}
+	before, _ := os.ReadFile(h.fb.mcpConfig())
+	test.Type(p.name, "other")
+	test.Type(p.target, "other-server")
+	test.Type(p.env, "ghp_pasted_alone")
+	test.Tap(p.add)
+	h.settle()
+	if s := p.status.Text(); !strings.Contains(s, "KEY=value") || strings.Contains(s, "ghp_") {
+		t.Errorf("a bad line says %q", s)
+	}
+	if after, _ := os.ReadFile(h.fb.mcpConfig()); string(after) != string(before) {
+		t.Error("a refused environment changed mcp.json")
+	}
+}
