@@ -74,8 +74,15 @@ func (p *Pipeline) notice(chatID, text string) {
 	}
 }
 
-// suggest holds a distilled add (or, with target, update) as a suggestion.
-func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
+// suggest holds a distilled add (or, with target, update) as a suggestion
+// and reports whether it did: an add the store already holds (the rule Add
+// dedupes by), or a text suggested already, is not held again.
+func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) bool {
+	if target == nil {
+		if _, dup := t.store(c.Scope).Store.Duplicate(c.Text); dup {
+			return false
+		}
+	}
 	s := Suggestion{ID: memory.NewID(), ChatID: t.ChatID, Scope: chat.ScopeGlobal, Kind: c.Kind, Text: c.Text,
 		Created: p.cfg.Now()}
 	switch {
@@ -89,13 +96,14 @@ func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
 	p.loadLocked()
 	for _, o := range p.sugg {
 		if o.Scope == s.Scope && o.Dir == s.Dir && SameText(o.Text, s.Text) {
-			return // already suggested
+			return false // already suggested
 		}
 	}
 	p.sugg = append(p.sugg, s)
 	if err := p.saveLocked(); err != nil {
 		p.notice(t.ChatID, err.Error())
 	}
+	return true
 }
 
 // SuggestUpdate holds a new text for a memory a person wrote, which a
