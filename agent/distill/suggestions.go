@@ -1,17 +1,13 @@
 package distill
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"engram/agent/chat"
 	"engram/memory"
-	"engram/memory/durable"
 )
 
 // Suggestion is a distilled memory held for the person (CaptureAsk): it is
@@ -42,12 +38,8 @@ func (p *Pipeline) loadLocked() {
 		return
 	}
 	p.loaded = true
-	b, err := os.ReadFile(p.cfg.SuggestionsFile)
-	if err != nil {
-		return
-	}
 	var s []Suggestion
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := readJSONFile(p.cfg.SuggestionsFile, &s); err != nil {
 		p.notice("", fmt.Sprintf("The memory suggestions in %s could not be read: %v", p.cfg.SuggestionsFile, err))
 		return
 	}
@@ -55,17 +47,7 @@ func (p *Pipeline) loadLocked() {
 }
 
 func (p *Pipeline) saveLocked() error {
-	b, err := json.MarshalIndent(p.sugg, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save suggestions: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p.cfg.SuggestionsFile), 0o700); err != nil {
-		return fmt.Errorf("save suggestions: %w", err)
-	}
-	if err := durable.WriteFileAtomic(p.cfg.SuggestionsFile, b); err != nil {
-		return fmt.Errorf("save suggestions %s: %w", p.cfg.SuggestionsFile, err)
-	}
-	return nil
+	return writeJSONFile(p.cfg.SuggestionsFile, "suggestions", p.sugg)
 }
 
 func (p *Pipeline) notice(chatID, text string) {
