@@ -40,7 +40,7 @@ func TestSyncHistoriesLoseNothing(t *testing.T) {
 	t.Parallel()
 	base := uint64(time.Now().UnixNano())
 	start := time.Now()
-	n, steps := 150, cmpOr(*historySteps, 200)
+	n, steps := historiesLong, cmpOr(*historySteps, 200)
 	for i := range uint64(n) {
 		if !runHistory(t, base+i, steps) {
 			return
