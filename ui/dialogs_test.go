@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -118,5 +119,30 @@ func TestKeyFieldReveals(t *testing.T) {
 	test.Tap(eye[0])
 	if !key.Password {
 		t.Error("a second tap does not hide the key")
+	}
+}
+
+// Ctrl+/ opens the sheet of shortcuts, which names each of the window's
+// shortcuts; Esc closes it.
+func TestShortcutSheet(t *testing.T) {
+	h := newHarness(t, nil)
+	if !h.u.shortcut(&desktop.CustomShortcut{KeyName: fyne.KeySlash, Modifier: fyne.KeyModifierShortcutDefault}) {
+		t.Fatal("Ctrl+/ is not a shortcut")
+	}
+	h.settle()
+	top := h.w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Ctrl+/ opened nothing")
+	}
+	shown := shownText(top)
+	for _, k := range append([]fyne.KeyName{fyne.KeySlash}, windowKeys...) {
+		if !strings.Contains(shown, shortcutName(k)) {
+			t.Errorf("the sheet does not name %s:\n%s", shortcutName(k), shown)
+		}
+	}
+	pressEscape(h)
+	h.settle()
+	if h.w.Canvas().Overlays().Top() != nil {
+		t.Error("Esc left the sheet open")
 	}
 }
