@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 )
@@ -144,5 +145,28 @@ func TestShortcutSheet(t *testing.T) {
 	h.settle()
 	if h.w.Canvas().Overlays().Top() != nil {
 		t.Error("Esc left the sheet open")
+	}
+}
+
+// The delete-chat question has no "?" drawn behind its text, which a long
+// title ran into; its buttons say what they do.
+func TestDeleteChatDialogHasNoIcon(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		c, _ := fb.NewChat()
+		fb.with(c.ID, func(c *Chat) { c.Title = "How do I deploy the blue-green pipeline on the staging cluster?" })
+	})
+	h.u.list.remove(h.u.chats[0])
+	h.settle()
+	top := h.w.Canvas().Overlays().Top()
+	for _, img := range objects[*canvas.Image](top) {
+		if img.Resource != nil && strings.Contains(img.Resource.Name(), "question") {
+			t.Errorf("the dialog draws %s", img.Resource.Name())
+		}
+	}
+	button(t, top, "Cancel")
+	overlayButton(t, h, "Delete")
+	h.settle()
+	if len(h.u.chats) != 1 || h.u.chats[0].Title != "" {
+		t.Errorf("after Delete the chats are %+v, want one new chat", h.u.chats)
 	}
 }
