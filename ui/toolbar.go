@@ -345,7 +345,8 @@ func (t *toolbar) projectItems() []*fyne.MenuItem {
 	if s == nil {
 		return nil
 	}
-	items := []*fyne.MenuItem{fyne.NewMenuItem(lang.L("Choose folder…"), t.chooseFolder)}
+	items := []*fyne.MenuItem{fyne.NewMenuItem(lang.L("Choose folder…"), t.chooseFolder),
+		fyne.NewMenuItem(lang.L("Type a folder path…"), t.typeFolder)}
 	if len(u.recent) > 0 {
 		items = append(items, fyne.NewMenuItemSeparator())
 		for _, dir := range u.recent {
