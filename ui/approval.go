@@ -45,7 +45,7 @@ const (
 	askArgsLines = 16
 )
 
-// askTool is the prompt of ToolApproval e in answer m of chat chatID.
+// askTool is the prompt of ToolApproval e in answer m.
 func (u *UI) askTool(m *msgState, e agent.ToolApproval) *toolAsk {
 	a := &toolAsk{e: e}
 	a.answer = func(d agent.Decision) {
@@ -68,11 +68,28 @@ func (u *UI) askTool(m *msgState, e agent.ToolApproval) *toolAsk {
 	return a
 }
 
+// askedElsewhere tells the person that a chat not shown waits for their
+// answer to a tool call.
+func (u *UI) askedElsewhere(s *session) {
+	u.pane.notice(lang.L("The chat “{{.Title}}” waits for your answer to a tool call.",
+		map[string]any{"Title": chatTitle(s.info)}))
+}
+
 // redraw shows the change of message m if its chat is the one shown.
 func (u *UI) redraw(chatID string, m *msgState) {
 	if chatID == u.current {
 		u.pane.refresh(m)
 	}
+}
+
+// asking reports whether a prompt of m waits for the person's answer.
+func (m *msgState) asking() bool {
+	for _, a := range m.asks {
+		if a.outcome == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // dropAsks takes out of m the prompts that wait for no answer any more:

@@ -58,11 +58,14 @@ func TestToolApprovalPrompt(t *testing.T) {
 					t.Errorf("the prompt does not show %q:\n%s", s, shown)
 				}
 			}
+			if strings.Contains(shown, "Thinking…") {
+				t.Error("the answer says Thinking… while it waits for the person")
+			}
 			if !h.u.pane.input.Visible() || h.u.pane.input.Disabled() {
 				t.Error("the prompt blocks the message box")
 			}
 			if c.answer == "once" {
-				test.AssertRendersToMarkup(t, "tool_approval.xml", h.w.Canvas())
+				test.AssertObjectRendersToMarkup(t, "tool_approval.xml", view.root) // the answer, prompt and all
 			}
 			test.Tap(button(t, view.root, c.button))
 			h.settle()
@@ -142,10 +145,11 @@ func TestPrettyArgs(t *testing.T) {
 	}
 }
 
-// On the real agent, a call of the test MCP server's echo waits for the
-// prompt; once allowed, the call and its result are in the answer's
-// disclosure, as the memory tools' are.
-func TestAgentToolApproval(t *testing.T) {
+// toolAgentHarness runs the window on the real agent, which runs the test
+// MCP server "files" (agenttest's) from mcp.json, once it is ready; the
+// endpoint calls its echo, then answers with replies.
+func toolAgentHarness(t *testing.T, replies ...agenttest.Reply) (*harness, *agenttest.Server) {
+	t.Helper()
 	test.NewTempApp(t)
 	srv := agenttest.NewServer()
 	t.Cleanup(srv.Close)
@@ -167,9 +171,16 @@ func TestAgentToolApproval(t *testing.T) {
 	if st := ag.ToolServers(); len(st) != 1 || st[0].State != "ready" {
 		t.Fatalf("the test MCP server did not start: %+v", st)
 	}
-	srv.Push(agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "mcp__files__echo", Args: `{"text":"hi"}`}}},
-		agenttest.Reply{Text: "The server said hi."})
-	h := startHarness(t, AgentBackend{ag})
+	srv.Push(append([]agenttest.Reply{{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "mcp__files__echo",
+		Args: `{"text":"hi"}`}}}}, replies...)...)
+	return startHarness(t, AgentBackend{ag}), srv
+}
+
+// On the real agent, a call of the test MCP server's echo waits for the
+// prompt; once allowed, the call and its result are in the answer's
+// disclosure, as the memory tools' are.
+func TestAgentToolApproval(t *testing.T) {
+	h, srv := toolAgentHarness(t, agenttest.Reply{Text: "The server said hi."})
 	view := askShown(t, h)
 	if len(srv.Requests()) != 1 {
 		t.Fatalf("the call ran before it was allowed: %d requests", len(srv.Requests()))
@@ -186,5 +197,40 @@ func TestAgentToolApproval(t *testing.T) {
 		if !strings.Contains(shown, s) {
 			t.Errorf("the answer does not show %q:\n%s", s, shown)
 		}
+	}
+}
+
+// On the real agent, stopping the turn while the prompt waits ends the
+// call, takes the prompt away and asks the endpoint nothing more.
+func TestAgentToolApprovalStopped(t *testing.T) {
+	h, srv := toolAgentHarness(t)
+	view := askShown(t, h)
+	h.u.stop()
+	a := h.turnEnded()
+	if len(a.asks) != 0 || strings.Contains(shownText(view.root), "Run echo") {
+		t.Errorf("the prompt outlived the turn:\n%s", shownText(view.root))
+	}
+	if !a.Stopped || len(srv.Requests()) != 1 {
+		t.Errorf("stopped %v after %d requests", a.Stopped, len(srv.Requests()))
+	}
+}
+
+// A prompt in a chat not shown says so above the chat shown, and waits in
+// its chat.
+func TestToolApprovalElsewhere(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) { fb.script = askScript })
+	askShown(t, h)
+	asking := h.u.current
+	h.u.newChat()
+	h.settle()
+	if h.u.current == asking {
+		t.Fatal("no other chat was selected")
+	}
+	h.u.applyEvent(agent.ToolApproval{ChatID: asking, CallID: "c2", Server: "files", Tool: "echo", Args: `{}`})
+	if !h.u.pane.bannerBox.Visible() || !strings.Contains(h.u.pane.banner.Text, "waits for your answer to a tool call") {
+		t.Errorf("the banner shows %q", h.u.pane.banner.Text)
+	}
+	if a := h.u.sessions[asking].lastAnswer(); len(a.asks) != 2 {
+		t.Errorf("the asking chat holds %d prompts", len(a.asks))
 	}
 }

@@ -181,9 +181,10 @@ func (v *messageView) chromeKey() string {
 // refreshed and the caller lays it out (see chatPane.refresh).
 func (v *messageView) update() (bodyOnly bool) {
 	m := v.m
-	// While the model thinks, the reasoning section says "Thinking…":
-	// the body does not say it too.
-	reasoned := m.Reasoning != "" || m.thinking
+	// While the model thinks, the reasoning section says "Thinking…", and
+	// while a tool call waits for the person, its prompt says what is
+	// going on: the body does not say it too.
+	reasoned := m.Reasoning != "" || m.thinking || m.asking()
 	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
 		switch {
 		case m.pending && m.Text == "" && !reasoned:

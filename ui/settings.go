@@ -260,7 +260,7 @@ func (f *settingsForm) items() []*widget.FormItem {
 	capture.HintText = lang.L("What becomes of the memories found in each answer; a chat can choose its own")
 	return []*widget.FormItem{preset, endpoint, key, model, language,
 		widget.NewFormItem("", f.recall), capture, topK, budget,
-		widget.NewFormItem(lang.L("Instructions"), f.agents)}
+		widget.NewFormItem(lang.L("Instructions"), f.agents), widget.NewFormItem(lang.L("Tools"), toolsButton(f.u))}
 }
 
 // openSettings shows the settings dialog. The model list comes from the

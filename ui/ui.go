@@ -364,6 +364,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.ToolApproval:
 		m = s.answer()
 		m.asks = append(m.asks, u.askTool(m, e))
+		if !cur {
+			u.askedElsewhere(s)
+		}
 	case agent.ToolResult:
 		m = s.answer()
 		m.dropAsks(e.CallID)
