@@ -95,11 +95,16 @@ bench-compare:
 	@[ -n "$(BASE)" ] || { echo "bench-compare: give BASE=<commit>" >&2; exit 2; }
 	CGO_ENABLED=0 $(GO) run ./cmd/internal/benchcompare -base $(BASE) -count $(COUNT) $(if $(BENCH),-bench $(BENCH))
 
-## eval: recall quality on the public benchmarks in ../shared/eval, scored by its score.py
+## eval: recall quality on the public benchmarks in ../shared/eval, scored by its score.py: fused with the
+## built-in vectors (the default), then by words alone (--dense none), so the gain shows on every set
 EVAL ?= ../shared/eval
+EVAL_SETS = $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en $(EVAL)/madial-zh2en $(EVAL)/madial-en2zh
 eval:
 	CGO_ENABLED=0 $(GO) build -o build/engramctl ./cmd/engramctl
-	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall" $(EVAL)/locomo $(EVAL)/madial-zh $(EVAL)/madial-en $(EVAL)/madial-zh2en $(EVAL)/madial-en2zh
+	@echo "== dense builtin"
+	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall --dense builtin" $(EVAL_SETS)
+	@echo "== dense none"
+	python3 $(EVAL)/score.py --bin "./build/engramctl bench-recall --dense none" $(EVAL_SETS)
 
 ## package: everything this machine can build — dist/Engram.tar.xz, dist/engram_$(VERSION)_amd64.deb and
 ## dist/Engram-windows-amd64.zip (the macOS app needs a Mac: make package-macos); FyneApp.toml is left unchanged

@@ -391,3 +391,21 @@ func TestDistilledUpdateOfPersonsMemoryIsProposed(t *testing.T) {
 		t.Fatalf("after a restart: %+v", s)
 	}
 }
+
+// "Ask first" does not suggest what the store already holds: a suggestion
+// goes through the dedupe an add would.
+func TestAskFirstSuggestsNoDuplicate(t *testing.T) {
+	h := distillHarness(t, func(c *agent.Config) { c.Capture = agent.CaptureAsk })
+	st := h.store(agent.ScopeGlobal, "")
+	addMemory(t, st, memory.Entry{Kind: memory.KindPreference, Text: "The user drinks black coffee.", Source: memory.SourceUser})
+	_, events := h.distillTurn(h.newChat(), "I drink black coffee", "Noted.",
+		`[{"op":"add","kind":"preference","text":"the user drinks black coffee"},`+
+			`{"op":"add","kind":"fact","text":"The user lives in Graz."}]`)
+	sugg := h.a.Suggestions()
+	if len(sugg) != 1 || sugg[0].Text != "The user lives in Graz." {
+		t.Fatalf("suggestions = %+v, want only the new memory", sugg)
+	}
+	if n := len(of[agent.SuggestionsChanged](events)); n != 1 {
+		t.Errorf("%d SuggestionsChanged", n)
+	}
+}

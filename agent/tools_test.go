@@ -173,3 +173,52 @@ func TestForgetProposalsSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A temporary chat is one memory does not touch: no recall and no pinned
+// memories in its prompt, no memory tools, nothing distilled, and no file,
+// so it is gone after a restart.
+func TestTemporaryChatLeavesNoTrace(t *testing.T) {
+	h := newHarness(t, func(c *agent.Config) { c.Distill = true }, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	pin := true
+	e, _, err := st.Add(memory.Entry{Kind: memory.KindPreference, Text: "The user prefers tea over coffee."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Update(e.ID, memory.Change{Pinned: &pin}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: "The user's sister lives in Graz."}); err != nil {
+		t.Fatal(err)
+	}
+	c := h.a.NewTemporaryChat()
+	h.srv.Push(agenttest.Reply{Text: "Graz is lovely."})
+	log := h.turn(c.ID, "my sister lives in Graz, remember that")
+	if log.done.Err != nil {
+		t.Fatal(log.done.Err)
+	}
+	h.a.Wait()
+	reqs := h.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want the turn's only (no distillation)", len(reqs))
+	}
+	sys := reqs[0].System()
+	if strings.Contains(sys, "tea over coffee") || strings.Contains(sys, "Graz") || len(reqs[0].Tools) != 0 {
+		t.Errorf("a temporary chat's request has memory in it: tools %v\n%s", reqs[0].Tools, sys)
+	}
+	if n := len(st.List()); n != 2 {
+		t.Errorf("%d memories after a temporary chat, want the 2 there were", n)
+	}
+	if files, _ := filepath.Glob(filepath.Join(h.paths.ChatsDir(), "*.json")); len(files) != 0 {
+		t.Errorf("a temporary chat left %v", files)
+	}
+	h.a.Close()
+	again, err := agent.New(agent.Options{Config: h.a.Config(), Paths: h.paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if chats := again.Chats(); len(chats) != 0 {
+		t.Errorf("after a restart: %+v", chats)
+	}
+}

@@ -175,6 +175,7 @@ func (s *Store) changeLocked(fn func(map[string]Entry, time.Time) ([]string, boo
 		s.seen, s.counter = seen, counter
 		if installed {
 			s.replace(old)
+			s.disk = diskState{} // what was merged from the file meanwhile: read it again
 		}
 	}
 	stamped := s.stampChanges(work, now)

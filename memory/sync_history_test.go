@@ -40,7 +40,7 @@ func TestSyncHistoriesLoseNothing(t *testing.T) {
 	t.Parallel()
 	base := uint64(time.Now().UnixNano())
 	start := time.Now()
-	n, steps := 150, cmpOr(*historySteps, 200)
+	n, steps := historiesLong, cmpOr(*historySteps, 200)
 	for i := range uint64(n) {
 		if !runHistory(t, base+i, steps) {
 			return
@@ -48,6 +48,8 @@ func TestSyncHistoriesLoseNothing(t *testing.T) {
 	}
 	t.Logf("%d histories × %d steps in %v", n, steps, time.Since(start).Round(time.Millisecond))
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func cmpOr(v, def int) int {
 	if v > 0 {
@@ -76,8 +78,10 @@ type history struct {
 	steps []string
 	// added holds the adds acknowledged and not removed since; removed the
 	// removals acknowledged. Both drop an ID whose every copy the history
-	// itself destroyed (see prune).
+	// itself destroyed (see prune). A removal of an entry edited anywhere
+	// may lose to the edit (concurrent changes: the later wins).
 	added, removed map[string]bool
+	edited         map[string]bool
 	failed         bool
 	nsteps         int
 }
@@ -91,7 +95,7 @@ func runHistory(t *testing.T, seed uint64, steps int) bool {
 	h := &history{
 		t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
 		now:   time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
-		added: map[string]bool{}, removed: map[string]bool{}, nsteps: steps,
+		added: map[string]bool{}, removed: map[string]bool{}, edited: map[string]bool{}, nsteps: steps,
 	}
 	root := t.TempDir()
 	cloned := h.rng.IntN(4) == 0 // two of the devices are clones of one system
@@ -222,6 +226,22 @@ func (h *history) step(step int) {
 		}
 	case r < 42:
 		h.typeByHand(step)
+	case r < 46:
+		d := h.pick()
+		h.open(d)
+		if d.s == nil {
+			return
+		}
+		live := d.s.List()
+		if len(live) == 0 {
+			return
+		}
+		id := live[h.rng.IntN(len(live))].ID
+		_, err := d.s.Update(id, Change{Text: ptr(h.text(step) + " Edited.")})
+		h.logf("%d: %s edits %s (err %v)", step, d.name, id, err)
+		if err == nil {
+			h.edited[id] = true // an edit concurrent with a removal may win
+		}
 	case r < 62:
 		from, to := h.two()
 		h.deliver(step, from, to, "memory.json")
@@ -447,7 +467,7 @@ func (h *history) finish() {
 		}
 	}
 	for id := range h.removed {
-		if slices.Contains(lists[0], id) {
+		if slices.Contains(lists[0], id) && !h.edited[id] {
 			h.fail(id, "the removal of %s is undone", id)
 			return
 		}

@@ -140,11 +140,14 @@ func (l *chatList) rename(c ChatInfo) {
 	u.w.Canvas().Focus(e)
 }
 
-// remove deletes chat c after asking.
+// remove deletes chat c after asking. The question is a plain wrapped
+// label: the confirm dialog's "?" drawn behind the text ran into it.
 func (l *chatList) remove(c ChatInfo) {
 	u := l.u
-	u.showDialog(dialog.NewConfirm(lang.L("Delete chat"), lang.L("Delete “{{.Title}}”? Its messages are removed; memories stay.",
-		map[string]any{"Title": chatTitle(c)}),
+	q := widget.NewLabel(lang.L("Delete “{{.Title}}”? Its messages are removed; memories stay.",
+		map[string]any{"Title": chatTitle(c)}))
+	q.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm(lang.L("Delete chat"), lang.L("Delete"), lang.L("Cancel"), q,
 		func(ok bool) {
 			if !ok {
 				return
@@ -159,7 +162,9 @@ func (l *chatList) remove(c ChatInfo) {
 					u.chatDeleted(c.ID)
 				}
 			})
-		}, u.w))
+		}, u.w)
+	d.Resize(fyne.NewSize(min(460, u.w.Canvas().Size().Width-20), 0))
+	u.showDialog(d)
 }
 
 // chatDeleted drops chat id from the window and selects another (creating

@@ -37,9 +37,9 @@ func newChatPane(u *UI) *chatPane {
 	p.scroll = container.NewVScroll(container.NewPadded(p.msgs))
 	p.scroll.OnScrolled = func(fyne.Position) { p.ml.place() }
 	title := widget.NewLabelWithStyle(lang.L("Ask anything — Engram remembers what matters."), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := captionLabel(lang.L("Enter sends · Shift+Enter adds a line · Esc stops · {{.New}} new chat · {{.Memories}} search memories · {{.Chats}} search chats",
-		map[string]any{"New": shortcutName(fyne.KeyN),
-			"Memories": shortcutName(fyne.KeyF), "Chats": shortcutName(fyne.KeyK)}))
+	hint := captionLabel(lang.L("Enter sends · Shift+Enter adds a line · Esc stops · {{.New}} new chat · {{.Memories}} search memories · {{.Chats}} search chats · {{.Sheet}} all shortcuts",
+		map[string]any{"New": shortcutName(fyne.KeyN), "Memories": shortcutName(fyne.KeyF),
+			"Chats": shortcutName(fyne.KeyK), "Sheet": shortcutName(fyne.KeySlash)}))
 	hint.seg.Style.Alignment = fyne.TextAlignCenter
 	p.empty = container.NewCenter(container.NewVBox(title, hint))
 	p.banner = widget.NewLabel("")

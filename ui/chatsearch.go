@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"image/color"
+
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"engram/ui/internal/look"
@@ -14,7 +18,8 @@ const chatSearchLimit = 200
 
 // chatSearch is the search box above the chat list: while it holds text,
 // the list gives way to the titles and messages of all chats that match;
-// choosing one opens its chat at that message.
+// choosing one opens its chat at that message. From the search box, ↓
+// and ↑ choose a result and Enter opens it (the first when none is chosen).
 type chatSearch struct {
 	u       *UI
 	entry   *searchEntry
@@ -23,11 +28,13 @@ type chatSearch struct {
 	box     *fyne.Container // the results and the "no match" line
 	matches []ChatMatch
 	query   string // the query matches are for
+	chosen  int    // the result ↓ and ↑ chose, -1 for none
 }
 
 func newChatSearch(u *UI) *chatSearch {
-	cs := &chatSearch{u: u}
+	cs := &chatSearch{u: u, chosen: -1}
 	cs.entry = newSearchEntry()
+	cs.entry.onKey = cs.key
 	cs.entry.SetPlaceHolder(lang.L("Search chats ({{.Key}})", map[string]any{"Key": shortcutName(fyne.KeyK)}))
 	cs.entry.OnChanged = cs.search
 	cs.entry.onEscape = func() { cs.entry.SetText("") }
@@ -36,14 +43,22 @@ func newChatSearch(u *UI) *chatSearch {
 		func() fyne.CanvasObject {
 			title := widget.NewLabelWithStyle("Chat title", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 			title.Truncation = fyne.TextTruncateEllipsis
-			return container.New(look.TightVBox{}, title, captionLabel("snippet"))
+			mark := canvas.NewRectangle(color.Transparent)
+			mark.CornerRadius = theme.InputRadiusSize()
+			return container.NewStack(mark, container.New(look.TightVBox{}, title, captionLabel("snippet")))
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i >= len(cs.matches) {
 				return
 			}
 			m := cs.matches[i]
-			row := o.(*fyne.Container)
+			mark := o.(*fyne.Container).Objects[0].(*canvas.Rectangle)
+			mark.FillColor = color.Transparent
+			if i == cs.chosen {
+				mark.FillColor = theme.Color(theme.ColorNameSelection)
+			}
+			mark.Refresh()
+			row := o.(*fyne.Container).Objects[1].(*fyne.Container)
 			row.Objects[0].(*widget.Label).SetText(chatTitle(ChatInfo{Title: m.Title}))
 			what := lang.L("title")
 			if m.MsgID != "" {
@@ -87,9 +102,31 @@ func (cs *chatSearch) search(query string) {
 	})
 }
 
+// key moves the chosen result (↓, ↑) or opens it (Enter); it reports
+// whether it took k.
+func (cs *chatSearch) key(k fyne.KeyName) bool {
+	if cs.query == "" || len(cs.matches) == 0 {
+		return false
+	}
+	switch k {
+	case fyne.KeyDown:
+		cs.chosen = min(cs.chosen+1, len(cs.matches)-1)
+	case fyne.KeyUp:
+		cs.chosen = max(cs.chosen-1, 0)
+	case fyne.KeyReturn, fyne.KeyEnter:
+		cs.open(cs.matches[max(cs.chosen, 0)])
+		return true
+	default:
+		return false
+	}
+	cs.results.Refresh()
+	cs.results.ScrollTo(cs.chosen)
+	return true
+}
+
 // show replaces the matches and shows the results or the chat list.
 func (cs *chatSearch) show(query string, found []ChatMatch) {
-	cs.query, cs.matches = query, found
+	cs.query, cs.matches, cs.chosen = query, found, -1
 	if query == "" {
 		cs.box.Hide()
 		cs.u.list.list.Show()
@@ -117,10 +154,12 @@ func (cs *chatSearch) open(m ChatMatch) {
 	}
 }
 
-// searchEntry is an entry that reports Esc.
+// searchEntry is an entry that reports Esc, and gives onKey the keys it
+// does not type (the arrows, Enter) first.
 type searchEntry struct {
 	widget.Entry
 	onEscape func()
+	onKey    func(fyne.KeyName) bool // true when it took the key
 }
 
 func newSearchEntry() *searchEntry {
@@ -133,6 +172,9 @@ func newSearchEntry() *searchEntry {
 func (e *searchEntry) TypedKey(k *fyne.KeyEvent) {
 	if k.Name == fyne.KeyEscape && e.onEscape != nil {
 		e.onEscape()
+		return
+	}
+	if e.onKey != nil && e.onKey(k.Name) {
 		return
 	}
 	e.Entry.TypedKey(k)

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 )
@@ -118,5 +120,53 @@ func TestKeyFieldReveals(t *testing.T) {
 	test.Tap(eye[0])
 	if !key.Password {
 		t.Error("a second tap does not hide the key")
+	}
+}
+
+// Ctrl+/ opens the sheet of shortcuts, which names each of the window's
+// shortcuts; Esc closes it.
+func TestShortcutSheet(t *testing.T) {
+	h := newHarness(t, nil)
+	if !h.u.shortcut(&desktop.CustomShortcut{KeyName: fyne.KeySlash, Modifier: fyne.KeyModifierShortcutDefault}) {
+		t.Fatal("Ctrl+/ is not a shortcut")
+	}
+	h.settle()
+	top := h.w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Ctrl+/ opened nothing")
+	}
+	shown := shownText(top)
+	for _, k := range append([]fyne.KeyName{fyne.KeySlash}, windowKeys...) {
+		if !strings.Contains(shown, shortcutName(k)) {
+			t.Errorf("the sheet does not name %s:\n%s", shortcutName(k), shown)
+		}
+	}
+	pressEscape(h)
+	h.settle()
+	if h.w.Canvas().Overlays().Top() != nil {
+		t.Error("Esc left the sheet open")
+	}
+}
+
+// The delete-chat question has no "?" drawn behind its text, which a long
+// title ran into; its buttons say what they do.
+func TestDeleteChatDialogHasNoIcon(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) {
+		c, _ := fb.NewChat()
+		fb.with(c.ID, func(c *Chat) { c.Title = "How do I deploy the blue-green pipeline on the staging cluster?" })
+	})
+	h.u.list.remove(h.u.chats[0])
+	h.settle()
+	top := h.w.Canvas().Overlays().Top()
+	for _, img := range objects[*canvas.Image](top) {
+		if img.Resource != nil && strings.Contains(img.Resource.Name(), "question") {
+			t.Errorf("the dialog draws %s", img.Resource.Name())
+		}
+	}
+	button(t, top, "Cancel")
+	overlayButton(t, h, "Delete")
+	h.settle()
+	if len(h.u.chats) != 1 || h.u.chats[0].Title != "" {
+		t.Errorf("after Delete the chats are %+v, want one new chat", h.u.chats)
 	}
 }

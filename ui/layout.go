@@ -5,9 +5,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// narrowLayout lays the window out and collapses the chat list when the
+// narrowLayout lays the window out: under drawerWidth the inspector becomes
+// a drawer over the chat (drawer.go), and the chat list collapses when the
 // window is too narrow for it beside the chat pane and the inspector, so
-// the window can be as narrow as the toolbar (under 720 px).
+// the window can be as narrow as the toolbar.
 type narrowLayout struct {
 	u      *UI
 	noList bool // the chat list is collapsed
@@ -25,7 +26,13 @@ func (l *narrowLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 // rest out.
 func (l *narrowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	u := l.u
+	u.setDrawer(size.Width < drawerWidth)
+	// The list needs room beside the chat and the inspector, even while
+	// the inspector is a drawer: the drawer may open over the chat.
 	need := u.list.root.MinSize().Width + theme.Padding()*2 + u.body.MinSize().Width
+	if u.drawer {
+		need += u.insp.root.MinSize().Width
+	}
 	if noList := size.Width < need; noList != l.noList {
 		l.noList = noList
 		setVisible(u.list.root, !noList)
@@ -37,9 +44,11 @@ func (l *narrowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// showPanels shows the inspector as the Memories button asks.
+// showPanels shows the inspector (or its drawer) as the Memories button
+// asks.
 func (u *UI) showPanels() {
 	setVisible(u.insp.root, u.inspectorOpen)
+	setVisible(u.drawerBox, u.drawer && u.inspectorOpen)
 	u.split.Refresh()
 	u.body.Refresh()
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // The window's shortcuts, all with the platform's shortcut modifier (Ctrl,
-// or Cmd on macOS): a new chat, search the memories, search the chats, quit.
-var windowKeys = []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK, fyne.KeyQ}
+// or Cmd on macOS): a new chat, search the memories, search the chats, the
+// sheet of shortcuts, quit.
+var windowKeys = []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK, fyne.KeySlash, fyne.KeyQ}
 
 // shortcutName shows the shortcut of key the way the platform writes it:
 // "Ctrl+N", or "⌘N" on macOS (shortcutPrefix, shortcut_darwin.go).
@@ -38,6 +39,8 @@ func (u *UI) shortcut(s fyne.Shortcut) bool {
 		u.insp.focusSearch()
 	case fyne.KeyK:
 		u.list.search.focus()
+	case fyne.KeySlash:
+		u.showShortcuts()
 	case fyne.KeyQ:
 		u.quit()
 	}
@@ -52,7 +55,7 @@ func (u *UI) quit() {
 }
 
 // addShortcuts registers the window's shortcuts (Ctrl+N, Ctrl+F, Ctrl+K,
-// Ctrl+Q; ⌘N, ⌘F, ⌘K, ⌘Q on macOS) and Esc on the window; the entries pass the same
+// Ctrl+/, Ctrl+Q; ⌘N, ⌘F, ⌘K, ⌘/, ⌘Q on macOS) and Esc on the window; the entries pass the same
 // shortcuts on while they have focus.
 func (u *UI) addShortcuts() {
 	c := u.w.Canvas()

@@ -34,6 +34,8 @@ type toolbar struct {
 	capture     *widget.Button
 	captureIcon *widget.Button
 	captureBox  *fyne.Container
+	hasCapture  bool           // the backend sets capture modes
+	more        *widget.Button // the ⋯ menu of the folded toolbar (toolbarfold.go)
 	model       *widget.Select
 	memories    *widget.Button
 	root        fyne.CanvasObject
@@ -53,7 +55,8 @@ func newToolbar(u *UI) *toolbar {
 	t.captureIcon = widget.NewButtonWithIcon("", captureIcon(""), func() { t.captureMenu(t.captureIcon) })
 	t.captureIcon.Importance = widget.LowImportance
 	t.captureBox = container.New(squeezeLayout{}, t.capture, t.captureIcon)
-	if _, ok := u.b.(captureSetter); !ok {
+	_, t.hasCapture = u.b.(captureSetter)
+	if !t.hasCapture {
 		t.captureBox.Hide()
 	}
 	t.model = widget.NewSelect(nil, t.modelChanged)
@@ -66,7 +69,9 @@ func newToolbar(u *UI) *toolbar {
 	left := container.NewHBox(t.project, t.agents, widget.NewSeparator(), t.recall)
 	right := container.NewHBox(container.NewGridWrap(fyne.NewSize(140, t.model.MinSize().Height), t.model),
 		t.memories, settings)
-	t.root = container.NewVBox(container.NewPadded(container.NewBorder(nil, nil, left, right, t.captureBox)),
+	t.more = t.newMoreButton()
+	t.more.Hide()
+	t.root = container.NewVBox(container.NewPadded(container.New(&foldLayout{t: t}, left, t.captureBox, right, t.more)),
 		widget.NewSeparator())
 	return t
 }
@@ -345,7 +350,8 @@ func (t *toolbar) projectItems() []*fyne.MenuItem {
 	if s == nil {
 		return nil
 	}
-	items := []*fyne.MenuItem{fyne.NewMenuItem(lang.L("Choose folder…"), t.chooseFolder)}
+	items := []*fyne.MenuItem{fyne.NewMenuItem(lang.L("Choose folder…"), t.chooseFolder),
+		fyne.NewMenuItem(lang.L("Type a folder path…"), t.typeFolder)}
 	if len(u.recent) > 0 {
 		items = append(items, fyne.NewMenuItemSeparator())
 		for _, dir := range u.recent {

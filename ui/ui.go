@@ -28,11 +28,13 @@ package ui
 import (
 	"context"
 	"errors"
+	"image/color"
 	"sort"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
@@ -74,6 +76,9 @@ type UI struct {
 	left          *container.Split // the chat list beside the rest
 	frame         *narrowLayout
 	inspectorOpen bool
+	drawer        bool              // the inspector is a drawer over the chat (drawer.go)
+	drawerBox     *fyne.Container   // the drawer, empty while the inspector is a column
+	splitGap      fyne.CanvasObject // the split's hidden other side while the inspector is a drawer
 	settingsOpen  bool
 	started       bool
 	held          []func() // backend work asked for before Start, which runs it
@@ -133,6 +138,10 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 	u.split = container.NewHSplit(u.pane.root, u.insp.root)
 	u.split.Offset = 0.62
 	u.body = container.NewStack(u.split)
+	u.drawerBox = container.New(drawerLayout{})
+	u.drawerBox.Hide()
+	u.splitGap = canvas.NewRectangle(color.Transparent)
+	u.splitGap.Hide()
 	u.left = container.NewHSplit(u.list.root, u.body)
 	u.left.Offset = 0.2
 	u.frame = &narrowLayout{u: u}

@@ -507,7 +507,7 @@ func TestRenameAndDeleteChat(t *testing.T) {
 		t.Fatalf("after rename: stored %q, shown %q", got.Title, chatTitle(h.u.chats[0]))
 	}
 	h.u.list.remove(c)
-	overlayButton(t, h, "Yes")
+	overlayButton(t, h, "Delete")
 	h.settle()
 	if _, err := h.fb.Chat(c.ID); err == nil {
 		t.Fatal("the chat was not deleted")

@@ -244,8 +244,9 @@ func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome
 		}
 		switch {
 		case c.Op == opAdd && t.Mode == chat.CaptureAsk:
-			p.suggest(t, c, nil)
-			res.Suggested++
+			if p.suggest(t, c, nil) {
+				res.Suggested++
+			}
 		case c.Op == opAdd:
 			scope := t.store(c.Scope).Scope
 			if _, ok := batches[scope]; !ok {
@@ -257,8 +258,9 @@ func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome
 		case c.Op == opUpdate && (t.Mode == chat.CaptureAsk || Personal(target.Entry)):
 			// the person's own memory is never rewritten by the model: the
 			// new text waits for them (Keep mine, Use the new one, Edit)
-			p.suggest(t, c, &target)
-			res.Suggested++
+			if p.suggest(t, c, &target) {
+				res.Suggested++
+			}
 		case c.Op == opUpdate:
 			rev, err := Supersede(target, c.Kind, c.Text, memory.SourceAuto)
 			if err != nil {

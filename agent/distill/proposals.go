@@ -1,16 +1,12 @@
 package distill
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"engram/agent/chat"
 	"engram/memory"
-	"engram/memory/durable"
 )
 
 // ErrNoProposal is returned for a forget proposal that is not pending.
@@ -94,12 +90,8 @@ func (p *Pipeline) loadProposalsLocked() {
 		return
 	}
 	p.proposalsLoaded = true
-	b, err := os.ReadFile(p.cfg.ProposalsFile)
-	if err != nil {
-		return
-	}
 	var recs []proposalRecord
-	if err := json.Unmarshal(b, &recs); err != nil {
+	if err := readJSONFile(p.cfg.ProposalsFile, &recs); err != nil {
 		p.notice("", fmt.Sprintf("The proposals to forget memories in %s could not be read: %v", p.cfg.ProposalsFile, err))
 		return
 	}
@@ -118,15 +110,5 @@ func (p *Pipeline) saveProposalsLocked() error {
 	for i, f := range p.proposals {
 		recs[i] = proposalRecord{Scope: f.Scope, Dir: f.Dir, ID: f.Entry.ID}
 	}
-	b, err := json.MarshalIndent(recs, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save forget proposals: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p.cfg.ProposalsFile), 0o700); err != nil {
-		return fmt.Errorf("save forget proposals: %w", err)
-	}
-	if err := durable.WriteFileAtomic(p.cfg.ProposalsFile, b); err != nil {
-		return fmt.Errorf("save forget proposals %s: %w", p.cfg.ProposalsFile, err)
-	}
-	return nil
+	return writeJSONFile(p.cfg.ProposalsFile, "forget proposals", recs)
 }

@@ -1,17 +1,13 @@
 package distill
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"engram/agent/chat"
 	"engram/memory"
-	"engram/memory/durable"
 )
 
 // Suggestion is a distilled memory held for the person (CaptureAsk): it is
@@ -42,12 +38,8 @@ func (p *Pipeline) loadLocked() {
 		return
 	}
 	p.loaded = true
-	b, err := os.ReadFile(p.cfg.SuggestionsFile)
-	if err != nil {
-		return
-	}
 	var s []Suggestion
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := readJSONFile(p.cfg.SuggestionsFile, &s); err != nil {
 		p.notice("", fmt.Sprintf("The memory suggestions in %s could not be read: %v", p.cfg.SuggestionsFile, err))
 		return
 	}
@@ -55,17 +47,7 @@ func (p *Pipeline) loadLocked() {
 }
 
 func (p *Pipeline) saveLocked() error {
-	b, err := json.MarshalIndent(p.sugg, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save suggestions: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p.cfg.SuggestionsFile), 0o700); err != nil {
-		return fmt.Errorf("save suggestions: %w", err)
-	}
-	if err := durable.WriteFileAtomic(p.cfg.SuggestionsFile, b); err != nil {
-		return fmt.Errorf("save suggestions %s: %w", p.cfg.SuggestionsFile, err)
-	}
-	return nil
+	return writeJSONFile(p.cfg.SuggestionsFile, "suggestions", p.sugg)
 }
 
 func (p *Pipeline) notice(chatID, text string) {
@@ -74,8 +56,15 @@ func (p *Pipeline) notice(chatID, text string) {
 	}
 }
 
-// suggest holds a distilled add (or, with target, update) as a suggestion.
-func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
+// suggest holds a distilled add (or, with target, update) as a suggestion
+// and reports whether it did: an add the store already holds (the rule Add
+// dedupes by), or a text suggested already, is not held again.
+func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) bool {
+	if target == nil {
+		if _, dup := t.store(c.Scope).Store.Duplicate(c.Text); dup {
+			return false
+		}
+	}
 	s := Suggestion{ID: memory.NewID(), ChatID: t.ChatID, Scope: chat.ScopeGlobal, Kind: c.Kind, Text: c.Text,
 		Created: p.cfg.Now()}
 	switch {
@@ -89,13 +78,14 @@ func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
 	p.loadLocked()
 	for _, o := range p.sugg {
 		if o.Scope == s.Scope && o.Dir == s.Dir && SameText(o.Text, s.Text) {
-			return // already suggested
+			return false // already suggested
 		}
 	}
 	p.sugg = append(p.sugg, s)
 	if err := p.saveLocked(); err != nil {
 		p.notice(t.ChatID, err.Error())
 	}
+	return true
 }
 
 // SuggestUpdate holds a new text for a memory a person wrote, which a
