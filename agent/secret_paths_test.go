@@ -111,8 +111,7 @@ var secretPaths = []struct {
 	{"learn from past chats", func(t *testing.T, h *harness, texts []string) {
 		h.srv.Push(agenttest.Reply{Text: "Noted."})
 		h.turn(h.newChat(), "here are my details")
-		ops := opsJSON(t, "add", "", texts)
-		h.srv.Respond = func(agenttest.Request) agenttest.Reply { return agenttest.Reply{Text: ops} }
+		h.srv.Push(agenttest.Reply{Text: opsJSON(t, "add", "", texts)}) // the one turn's consolidation
 		if _, err := h.a.Learn(context.Background(), agent.LearnOptions{}); err != nil {
 			t.Fatal(err)
 		}

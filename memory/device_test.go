@@ -36,7 +36,7 @@ func TestDeviceIDBoundToTheMachine(t *testing.T) {
 	if r := newReplica(strings.Repeat("x", 64)); !validID(r) {
 		t.Errorf("replica of a 64-character device: %q", r)
 	}
-	if machineFingerprint() == "" || machineFingerprint() != machineFingerprint() {
-		t.Error("no stable machine fingerprint")
+	if fp, again := machineFingerprint(), machineFingerprint(); fp == "" || fp != again {
+		t.Errorf("machine fingerprint %q, then %q: want one, stable", fp, again)
 	}
 }
