@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -192,7 +193,7 @@ func (p *toolsPanel) serverRow(s agent.ToolServerStatus) fyne.CanvasObject {
 	}
 	remove := widget.NewButtonWithIcon("", look.FlatIcon(theme.DeleteIcon()), func() { p.confirmRemove(name) })
 	remove.Importance = widget.LowImportance
-	controls := container.NewVBox(container.NewHBox(on, approval, remove)) // at the top, at their height
+	controls := container.NewVBox(container.NewHBox(on, wideEnough(approval, names), remove)) // at the top, at their height
 	return container.NewVBox(container.NewBorder(nil, nil, nil, controls, container.New(look.TightVBox{}, lines...)),
 		widget.NewSeparator())
 }
@@ -267,4 +268,15 @@ func (p *toolsPanel) edit(change func() error, done ...func()) {
 			p.reload()
 		}
 	})
+}
+
+// wideEnough gives a select the width of its longest choice (a Select is
+// as wide as its placeholder, and cuts the rest).
+func wideEnough(s *widget.Select, choices []string) fyne.CanvasObject {
+	var w float32
+	for _, c := range choices {
+		w = max(w, fyne.MeasureText(c, theme.TextSize(), fyne.TextStyle{}).Width)
+	}
+	w += theme.IconInlineSize() + 6*theme.InnerPadding()
+	return container.New(layout.NewGridWrapLayout(fyne.NewSize(w, s.MinSize().Height)), s)
 }
