@@ -24,6 +24,7 @@ import (
 
 	"engram/agent"
 	"engram/cmd/internal/version"
+	"engram/memory"
 	"engram/ui"
 )
 
@@ -115,7 +116,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	go func() {
 		cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
 		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
-			ToolServers: true, Version: version.String()})
+			ToolServers: true, Version: version.String(), Memory: memory.Options{Embedder: memory.Builtin()}})
 		openErr = err
 		opened <- ag // before do: a window closed meanwhile still closes the agent
 		do(func() {

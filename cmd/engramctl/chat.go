@@ -11,6 +11,7 @@ import (
 
 	"engram/agent"
 	"engram/cmd/internal/version"
+	"engram/memory"
 )
 
 func init() {
@@ -69,6 +70,7 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		return exitError
 	}
 	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv, ToolServers: true,
+		Memory:  memory.Options{Embedder: memory.Builtin()},
 		Version: version.String()})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "engramctl chat: %v\n", err)

@@ -15,6 +15,7 @@ import (
 	"engram/agent"
 	"engram/agent/mcpserver"
 	"engram/cmd/internal/version"
+	"engram/memory"
 )
 
 func init() {
@@ -58,7 +59,8 @@ func runMCP(ctx context.Context, args []string, env *cliEnv) int {
 	if err != nil {
 		return fail(err)
 	}
-	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv})
+	a, err := agent.New(agent.Options{Config: cfg, Paths: paths, Getenv: env.Getenv,
+		Memory: memory.Options{Embedder: memory.Builtin()}})
 	if err != nil {
 		return fail(err)
 	}
