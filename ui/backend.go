@@ -27,6 +27,9 @@ type Backend interface {
 	Cancel(chatID string)
 	Chats() []ChatInfo
 	NewChat() (ChatInfo, error)
+	// NewTemporaryChat makes a chat memory does not touch, kept in memory
+	// only (see agent.Agent.NewTemporaryChat).
+	NewTemporaryChat() ChatInfo
 	Chat(id string) (Chat, error)
 	RenameChat(id, title string) error
 	DeleteChat(id string) error

@@ -54,18 +54,24 @@ func newChatList(u *UI) *chatList {
 	}
 	add := widget.NewButtonWithIcon(lang.L("New chat"), theme.ContentAddIcon(), u.newChat)
 	add.Alignment = widget.ButtonAlignLeading
+	temp := widget.NewButtonWithIcon(lang.L("Temporary"), theme.VisibilityOffIcon(), u.newTemporaryChat)
+	temp.Importance = widget.LowImportance
 	l.search = newChatSearch(u)
-	top := container.NewVBox(container.NewPadded(add), container.NewPadded(l.search.entry))
+	top := container.NewVBox(container.NewPadded(container.NewBorder(nil, nil, nil, temp, add)),
+		container.NewPadded(l.search.entry))
 	l.root = container.NewBorder(top, nil, nil, nil, container.NewStack(l.list, l.search.box))
 	return l
 }
 
 // chatTitle is the title to show for c.
 func chatTitle(c ChatInfo) string {
-	if c.Title == "" {
-		return lang.L("New chat")
+	switch {
+	case c.Title != "":
+		return c.Title
+	case c.Temporary:
+		return lang.L("Temporary chat")
 	}
-	return c.Title
+	return lang.L("New chat")
 }
 
 // chatCaption says when c was last active and its project.
@@ -76,6 +82,9 @@ func chatCaption(c ChatInfo, now time.Time) string {
 	}
 	if c.Project != "" {
 		s += " · " + baseName(c.Project)
+	}
+	if c.Temporary {
+		s += " · " + lang.L("no memory, not kept")
 	}
 	return s
 }

@@ -272,6 +272,14 @@ func (f *fakeBackend) Chats() []ChatInfo {
 	return out
 }
 
+func (f *fakeBackend) NewTemporaryChat() ChatInfo {
+	c, _ := f.NewChat() // the fake keeps no files: a chat is a chat
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.chats[c.ID].Temporary = true
+	return f.chats[c.ID].Info
+}
+
 func (f *fakeBackend) NewChat() (ChatInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

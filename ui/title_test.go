@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2/test"
 
 	"engram/agent/agenttest"
 )
@@ -32,5 +36,36 @@ func TestChatTitledWhenSent(t *testing.T) {
 	if shown := shownText(ah.u.list.root); !strings.Contains(shown, "Tabs or spaces in Go?") ||
 		strings.Count(shown, "New chat") != 1 {
 		t.Errorf("while the answer streams the chat list shows:\n%s", shown)
+	}
+}
+
+// The Temporary button opens a chat memory does not touch: it is named so
+// in the list, its request carries no memory and no memory tools, and no
+// chat file is written for it.
+func TestTemporaryChatFromTheWindow(t *testing.T) {
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		ah.srv.Push(agenttest.Reply{Text: "Noted, for now."})
+	})
+	test.Tap(button(t, ah.u.list.root, "Temporary"))
+	c := ah.u.currentSession().info
+	if !c.Temporary {
+		t.Fatalf("the chat opened is %+v, want a temporary one", c)
+	}
+	if shown := shownText(ah.u.list.root); !strings.Contains(shown, "Temporary chat") ||
+		!strings.Contains(shown, "no memory, not kept") {
+		t.Errorf("the chat list shows:\n%s", shown)
+	}
+	in := ah.u.pane.input
+	in.SetText("my sister lives in Graz")
+	pressReturn(in, false)
+	ah.waitFor("the answer", func() bool {
+		a := ah.u.currentSession().lastAnswer()
+		return a != nil && a.Text == "Noted, for now." && !ah.u.currentSession().busy
+	})
+	if reqs := ah.srv.Requests(); len(reqs) != 1 || len(reqs[0].Tools) != 0 {
+		t.Errorf("requests %d, tools %v: want one request without memory tools", len(reqs), reqs[0].Tools)
+	}
+	if _, err := os.Stat(filepath.Join(ah.paths.ChatsDir(), c.ID+".json")); !os.IsNotExist(err) {
+		t.Errorf("a temporary chat wrote its file (%v)", err)
 	}
 }

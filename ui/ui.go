@@ -533,6 +533,15 @@ func (u *UI) newChat() {
 	})
 }
 
+// newTemporaryChat creates a temporary chat (no memory in or out, no file)
+// and selects it.
+func (u *UI) newTemporaryChat() {
+	c := u.b.NewTemporaryChat()
+	u.sessions[c.ID] = &session{info: c, loaded: true}
+	u.setChats(append([]ChatInfo{c}, u.chats...))
+	u.selectChat(c.ID)
+}
+
 // changeInfo changes what the window knows of chat id with fn and returns
 // the result. fn sets only the fields of its change, so that changes saved
 // at different times do not put back each other's old values.
