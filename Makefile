@@ -59,13 +59,15 @@ test: deps
 	CGO_ENABLED=0 $(GO) test -short $(CORE_PKGS)
 	$(MAKE) cross-check
 
-## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips), and the
-## fuzz targets of the memory block marks (Defuse) and of the secret check
+## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips), the random
+## sync histories, and the fuzz targets of the memory block marks (Defuse), the secret check and engramctl's
+## terminal filter
 STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzDefuse$$' -fuzztime 30s ./memory/
 	$(GO) test -run '^$$' -fuzz '^FuzzSecret$$' -fuzztime 30s ./memory/
+	$(GO) test -run '^$$' -fuzz '^FuzzTextWriter$$' -fuzztime 30s ./cmd/engramctl/
 
 # The targets (GOOS/GOARCH) whose builds of the pure-Go packages make test checks from Linux; Macs are arm64 now.
 CROSS_TARGETS := windows/amd64 darwin/arm64

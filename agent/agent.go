@@ -166,7 +166,15 @@ func New(opts Options) (*Agent, error) {
 		Recall:          recallAll,
 		Notice:          func(chatID, text string) { a.emit(Notice{ChatID: chatID, Text: text}) },
 		SuggestionsFile: filepath.Join(opts.Paths.DataDir, "suggestions.json"),
-		Now:             opts.Now,
+		ProposalsFile:   filepath.Join(opts.Paths.DataDir, "forget-proposals.json"),
+		Lookup: func(scope Scope, dir, id string) (memory.Entry, bool) {
+			ss, err := a.storeOf(scope, dir)
+			if err != nil {
+				return memory.Entry{}, false
+			}
+			return ss.st.Get(id)
+		},
+		Now: opts.Now,
 	})
 	file, err := LoadConfig(opts.Paths.ConfigFile(), nil)
 	if err != nil {

@@ -77,11 +77,6 @@ func (a *Agent) report(chatID string, res distill.Outcome) {
 	if len(rv.Updated)+len(rv.Forgotten)+len(rv.Proposed) > 0 {
 		a.emit(rv)
 	}
-	for _, r := range rv.Updated {
-		if r.Notice {
-			a.notice(chatID, KeyYourMemoryUpdated, "Old", distill.Clip(r.Old.Text, 80), "New", distill.Clip(r.New.Text, 80))
-		}
-	}
 	if res.Suggested > 0 {
 		a.emit(SuggestionsChanged{ChatID: chatID})
 	}

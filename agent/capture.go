@@ -51,7 +51,7 @@ func (c Config) CaptureSetting() CaptureMode {
 // capturing reports whether a turn of the chat is distilled.
 func (a *Agent) capturing(cfg Config, chatID string) bool {
 	info, err := a.chats.Info(chatID)
-	return err == nil && captureMode(cfg, info) != CaptureOff
+	return err == nil && !info.Temporary && captureMode(cfg, info) != CaptureOff
 }
 
 // memoryOff reports whether the person switched memory off for the chat
@@ -60,7 +60,11 @@ func (a *Agent) capturing(cfg Config, chatID string) bool {
 // alone, without a capture mode, only stops distillation.
 func (a *Agent) memoryOff(cfg Config, chatID string) bool {
 	mode := cfg.Capture
-	if info, err := a.chats.Info(chatID); err == nil && info.Capture != "" {
+	info, err := a.chats.Info(chatID)
+	if err == nil && info.Temporary {
+		return true
+	}
+	if err == nil && info.Capture != "" {
 		mode = info.Capture
 	}
 	return mode == CaptureOff

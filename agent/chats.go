@@ -56,6 +56,13 @@ func (a *Agent) NewChat() (ChatInfo, error) {
 	return a.chats.Create(a.Config().AutoRecall, "")
 }
 
+// NewTemporaryChat creates a chat that memory does not touch, as ChatGPT's
+// temporary chat: no recall, no pinned memories in its prompt, no memory
+// tools, nothing distilled or saved from it, and it is never written to a
+// file, so it is gone after the app closes. (The tools of MCP servers are
+// still offered.)
+func (a *Agent) NewTemporaryChat() ChatInfo { return a.chats.CreateTemporary() }
+
 // Chat returns a chat with its messages; the memories recalled for its
 // answers are read from the stores (the chat file only refers to them).
 func (a *Agent) Chat(id string) (Chat, error) {

@@ -81,9 +81,8 @@ func TestCorrectionSupersedes(t *testing.T) {
 		hist[1].Text != "The user prefers spaces over tabs in Go code." || hist[1].Supersedes != old.ID {
 		t.Fatalf("history = %+v", hist)
 	}
-	if revised := of[agent.MemoriesRevised](events); len(revised) != 1 || len(revised[0].Updated) != 1 ||
-		revised[0].Updated[0].Notice {
-		t.Errorf("MemoriesRevised = %+v (an auto memory needs no notice)", revised)
+	if revised := of[agent.MemoriesRevised](events); len(revised) != 1 || len(revised[0].Updated) != 1 {
+		t.Errorf("MemoriesRevised = %+v", revised)
 	}
 
 	// The next turn recalls only the new version.
@@ -354,5 +353,59 @@ func TestChatFileKeepsReferencesNotText(t *testing.T) {
 	}
 	if p := c.Messages[len(c.Messages)-1].Pinned; len(p) != 1 || p[0].Entry.Text != pin.Text {
 		t.Errorf("Chat does not resolve the pinned memory: %+v", p)
+	}
+}
+
+// The model never rewrites what the person wrote: a distilled update of a
+// pinned memory the person typed leaves it as it is and holds the new
+// text as a suggestion that would replace it, kept across a restart.
+func TestDistilledUpdateOfPersonsMemoryIsProposed(t *testing.T) {
+	h := distillHarness(t, nil)
+	st := h.store(agent.ScopeGlobal, "")
+	mine := addMemory(t, st, memory.Entry{Kind: memory.KindPreference, Text: "I prefer tabs for indentation in Go code.",
+		Source: memory.SourceUser, Pinned: true})
+	id := h.newChat()
+	_, events := h.distillTurn(id, "These days I use spaces for indentation in Go code, not tabs.", "Noted.",
+		`[{"op":"update","id":"`+mine.ID+`","text":"The user prefers spaces for indentation."}]`)
+	if got, _ := st.Get(mine.ID); got.Text != mine.Text || !got.Live() || got.Source != memory.SourceUser ||
+		len(st.History(mine.ID)) != 1 {
+		t.Fatalf("the person's memory became %+v", st.History(mine.ID))
+	}
+	if revised := of[agent.MemoriesRevised](events); len(revised) != 0 {
+		t.Errorf("MemoriesRevised = %+v, want none", revised)
+	}
+	if len(of[agent.SuggestionsChanged](events)) == 0 {
+		t.Error("no SuggestionsChanged for the proposed update")
+	}
+	sugg := h.a.Suggestions()
+	if len(sugg) != 1 || sugg[0].Replaces != mine.ID || sugg[0].Text != "The user prefers spaces for indentation." {
+		t.Fatalf("suggestions = %+v", sugg)
+	}
+	h.a.Close()
+	again, err := agent.New(agent.Options{Config: h.a.Config(), Paths: h.paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if s := again.Suggestions(); len(s) != 1 || s[0].Replaces != mine.ID {
+		t.Fatalf("after a restart: %+v", s)
+	}
+}
+
+// "Ask first" does not suggest what the store already holds: a suggestion
+// goes through the dedupe an add would.
+func TestAskFirstSuggestsNoDuplicate(t *testing.T) {
+	h := distillHarness(t, func(c *agent.Config) { c.Capture = agent.CaptureAsk })
+	st := h.store(agent.ScopeGlobal, "")
+	addMemory(t, st, memory.Entry{Kind: memory.KindPreference, Text: "The user drinks black coffee.", Source: memory.SourceUser})
+	_, events := h.distillTurn(h.newChat(), "I drink black coffee", "Noted.",
+		`[{"op":"add","kind":"preference","text":"the user drinks black coffee"},`+
+			`{"op":"add","kind":"fact","text":"The user lives in Graz."}]`)
+	sugg := h.a.Suggestions()
+	if len(sugg) != 1 || sugg[0].Text != "The user lives in Graz." {
+		t.Fatalf("suggestions = %+v, want only the new memory", sugg)
+	}
+	if n := len(of[agent.SuggestionsChanged](events)); n != 1 {
+		t.Errorf("%d SuggestionsChanged", n)
 	}
 }

@@ -37,14 +37,18 @@ func (a *Agent) prompt(c Chat, ts *turnState, cfg Config, tools bool) []llm.Mess
 	}
 	section("Instructions (global AGENTS.md)", text)
 	var pinned []memory.Entry
-	pinned = append(pinned, a.global.pinnedEntries()...)
+	if !c.Temporary {
+		pinned = append(pinned, a.global.pinnedEntries()...)
+	}
 	if ts.project != nil {
 		text, changed := ts.project.instr.Text()
 		if changed {
 			a.emit(ts.project.instr.Event())
 		}
 		section(fmt.Sprintf("Project instructions (%s)", ts.project.instr.Path()), text)
-		pinned = append(pinned, ts.project.store.pinnedEntries()...)
+		if !c.Temporary {
+			pinned = append(pinned, ts.project.store.pinnedEntries()...)
+		}
 	}
 	section("Pinned memories", memory.RenderPinned(pinned, pinnedBudget))
 	start := 0

@@ -7,6 +7,7 @@ import (
 	"engram/agent/distill"
 	"engram/agent/llm"
 	"engram/agent/memtools"
+	"engram/memory"
 )
 
 // The memory tools, by the names the model calls.
@@ -74,7 +75,11 @@ func (c chatShown) Has(id string) bool { return c.seen.has(c.chatID, id) }
 // toolSession is the memory tools' access to the global store and, with
 // proj, the project's.
 func (a *Agent) toolSession(proj *projectState, shown memtools.Shown) memtools.Session {
-	s := memtools.Session{Global: a.global.target(), Shown: shown, Recall: recallAll, Propose: a.pipe.Propose}
+	s := memtools.Session{Global: a.global.target(), Shown: shown, Recall: recallAll, Propose: a.pipe.Propose,
+		Suggest: func(target distill.Shown, kind memory.Kind, text string) {
+			a.pipe.SuggestUpdate("", target, kind, text)
+			a.emit(SuggestionsChanged{})
+		}}
 	if proj != nil {
 		pt := proj.store.target()
 		s.Project = &pt

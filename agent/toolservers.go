@@ -119,13 +119,16 @@ func (a *Agent) Approve(chatID, callID string, d Decision) error {
 	return nil
 }
 
-// offeredTools are the tools a turn offers: the memory tools, then the
-// running MCP servers'.
-func (a *Agent) offeredTools() []llm.Tool {
-	if a.toolServers == nil {
-		return memtools.Defs
+// offeredTools are the tools a turn offers: the memory tools (none in a
+// temporary chat), then the running MCP servers'.
+func (a *Agent) offeredTools(temporary bool) []llm.Tool {
+	var tools []llm.Tool
+	if !temporary {
+		tools = append(tools, memtools.Defs...)
 	}
-	tools := append([]llm.Tool(nil), memtools.Defs...)
+	if a.toolServers == nil {
+		return tools
+	}
 	for _, t := range a.toolServers.Tools() {
 		tools = append(tools, t.Def)
 	}

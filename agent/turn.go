@@ -88,8 +88,12 @@ func (a *Agent) turn(ctx context.Context, chatID string, start starter) {
 		}
 		ts.project = p
 	}
-	ts.pinned = a.pinnedInPrompt(ts.project)
+	if !chat.Temporary {
+		ts.pinned = a.pinnedInPrompt(ts.project)
+	}
 	switch {
+	case chat.Temporary:
+		a.emit(RecallDone{ChatID: chatID, Skipped: true})
 	case ts.prefix != "": // a continuation keeps the memories of the answer it continues
 		a.emit(RecallDone{ChatID: chatID, Hits: ts.hits, Pinned: ts.pinned})
 	case chat.AutoRecall:
@@ -283,10 +287,11 @@ func (a *Agent) call(ctx context.Context, cv *conversation, tools bool) (llm.Rep
 	if err != nil {
 		return llm.Reply{}, false, err
 	}
-	req := llm.Request{Model: cv.cfg.Model, Messages: a.prompt(chat, ts, cv.cfg, tools)}
+	// the prompt tells of the memory tools where they are offered
+	req := llm.Request{Model: cv.cfg.Model, Messages: a.prompt(chat, ts, cv.cfg, tools && !chat.Temporary)}
 	req.Messages = append(req.Messages, cv.msgs...)
 	if tools {
-		req.Tools = a.offeredTools()
+		req.Tools = a.offeredTools(chat.Temporary)
 	}
 	// a continuation goes on where the answer stopped
 	sep, rsep := ts.answer.Len() > len(ts.prefix), ts.reasoning.Len() > 0

@@ -49,7 +49,6 @@ const (
 	KeyProjectMemory        Key = "project_memory_unavailable"
 	KeySummarised           Key = "summarised"
 	KeySecretNotSaved       Key = "secret_not_saved"
-	KeyYourMemoryUpdated    Key = "your_memory_updated"
 	KeyChatUnreadable       Key = "chat_unreadable"
 	KeyScrubFailed          Key = "scrub_failed"
 	KeyNotFollowing         Key = "not_following"
@@ -111,13 +110,11 @@ var wordings = map[Key]string{
 	KeyProjectMemory:    "The project's memory is unavailable: {{.Err}}",
 	KeySummarised:       "Summarised {{.Count}} earlier messages to fit the model's context.",
 	KeySecretNotSaved:   "{{.Count}} memory not saved: it looks like a secret (a password, key or token).",
-	KeyYourMemoryUpdated: "A memory you wrote was updated: \"{{.Old}}\" is now \"{{.New}}\". The earlier version " +
-		"is kept in its history.",
-	KeyChatUnreadable:  "A saved chat could not be read and is not shown: {{.Err}}",
-	KeyScrubFailed:     "A forgotten memory's text could not be removed from every chat: {{.Err}}",
-	KeyNotFollowing:    "Following file changes: {{.Err}}",
-	KeyOutsideChanges:  "Changes to Engram's files made outside the app will show after a restart: {{.Err}}",
-	KeyFileNotFollowed: "Changes to {{.Path}} will show after a restart: {{.Err}}",
+	KeyChatUnreadable:   "A saved chat could not be read and is not shown: {{.Err}}",
+	KeyScrubFailed:      "A forgotten memory's text could not be removed from every chat: {{.Err}}",
+	KeyNotFollowing:     "Following file changes: {{.Err}}",
+	KeyOutsideChanges:   "Changes to Engram's files made outside the app will show after a restart: {{.Err}}",
+	KeyFileNotFollowed:  "Changes to {{.Path}} will show after a restart: {{.Err}}",
 	KeyConflictsMerged: "Merged {{.Entries}} memories from {{.Copies}} conflict copies of memory.json; the copies " +
 		"are kept in the backups folder.",
 	KeyConflictLeft:         "A conflict copy of memory.json was left as it is: {{.Err}}",

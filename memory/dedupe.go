@@ -107,3 +107,17 @@ func (f *dedupeForm) matches(o *dedupeForm) bool {
 	}
 	return a.runes >= DedupeMinRunes && strings.Contains(b.key, a.key)
 }
+
+// Duplicate returns the live entry that an Add of text would find already
+// there (the rule Add dedupes by), if any. It reads the snapshot and
+// compares with every live entry, so it is for occasional checks (a
+// suggestion before it is held), not for bulk work.
+func (s *Store) Duplicate(text string) (Entry, bool) {
+	form := newDedupeForm(text)
+	for _, e := range s.List() {
+		if f := newDedupeForm(e.Text); form.matches(&f) {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}

@@ -62,12 +62,28 @@
 //     trash.go: what Remove keeps for Restore; purge.go: taking texts out
 //     of the journal, the trash and the backups.
 //   - recall.go (EntryIndex), prefix.go (Complete), search.go (Search),
-//     block.go: recall and the injection block.
+//     block.go: recall and the injection block; embed.go (Embedder,
+//     Builtin) and embed_index.go: semantic recall, a dense signal fused
+//     with BM25 (see below).
 //
 // The engine's parts live in sub-packages with one job each, and none of
 // them imports memory: internal/analysis turns text into terms,
 // internal/index is the BM25 index over chunks, internal/lexicon is the
-// embedded Chinese–English dictionary, and durable keeps files safe (lock
+// embedded Chinese–English dictionary, internal/dense the built-in word
+// vectors and the set of chunk vectors, and durable keeps files safe (lock
 // and atomic write per OS) for the store and for agent's chats and config.
 // Only memory itself may import the internal ones.
+//
+// # Semantic recall
+//
+// With an Embedder (Options.Embedder, Store.SetEmbedder; Builtin is the
+// one in the binary), recall fuses a dense signal with BM25: each signal
+// brings its best 50 entries, and they rank by BM25 / the query's best
+// BM25 + 0.5 × the cosine min-max scaled over them (RecallOptions.Semantic
+// sets the weight). The query's vector is the message's plus the mean of
+// the earlier messages'; the store's mean vector is subtracted before
+// comparing. The vectors of the chunks are computed in the background when
+// the index is built and after every change; until they are ready, recall
+// is by words alone, so the first recall never waits (WaitSemantic does).
+// A hit that only the meaning brought carries its cosine in Hit.Meaning.
 package memory

@@ -28,7 +28,7 @@ const DefaultJournalKeep = 7 * 24 * time.Hour
 // record of each entry; once it is longer than compactLines, compaction
 // drops the records the file holds or has seen that are older than keep (a
 // week by default: the time a sync tool may take to bring back a stale
-// copy). About 300 bytes per add.
+// copy). About 320 bytes per add.
 //
 // Its first line is a header (journalHeader) naming the replica the store
 // stamps its changes with, which the journal vouches for: it holds the

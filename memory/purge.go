@@ -30,6 +30,8 @@ type purgeSet struct {
 	texts     map[string]bool
 	flag      func(text string) bool
 	keepTrash bool
+	cached    [][]byte // forms, until a text is added
+	idForms   [][]byte // the IDs as JSON strings
 }
 
 func newPurgeSet(gone []Entry, flag func(string) bool) *purgeSet {
@@ -42,8 +44,9 @@ func newPurgeSet(gone []Entry, flag func(string) bool) *purgeSet {
 }
 
 func (p *purgeSet) add(text string) {
-	if text != "" {
+	if text != "" && !p.texts[text] {
 		p.texts[text] = true
+		p.cached = nil
 	}
 }
 
@@ -117,32 +120,27 @@ func (j *journal) purge(ps *purgeSet) error {
 		return fmt.Errorf("purge journal %s: %w", j.path, err)
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	drop := make([]bool, len(lines))
-	parsed := make([]bool, len(lines))
-	for i, line := range lines {
+	keep := make([][]byte, 0, len(lines))
+	records := 0
+	for _, line := range lines {
+		if ps.few() && !ps.mentioned(line) {
+			keep = append(keep, line) // a record of another entry (or not a record)
+			records++
+			continue
+		}
 		var r journalRecord
-		if json.Unmarshal(line, &r) == nil && validID(r.ID) {
-			parsed[i], drop[i] = true, ps.holds(r.ID, r.Text)
-		}
-	}
-	forms := ps.forms()
-	var keep [][]byte
-	for i, line := range lines {
-		if !parsed[i] && containsAny(line, forms) {
-			drop[i] = true
-		}
-		if !drop[i] {
+		switch {
+		case json.Unmarshal(line, &r) == nil && validID(r.ID):
+			if !ps.holds(r.ID, r.Text) {
+				keep = append(keep, line)
+				records++
+			}
+		case !containsAny(line, ps.forms()):
 			keep = append(keep, line)
 		}
 	}
 	if len(keep) == len(lines) {
 		return nil
-	}
-	records := 0
-	for i := range lines {
-		if parsed[i] && !drop[i] {
-			records++
-		}
 	}
 	if err := durable.WriteFileAtomic(j.path, bytes.Join(keep, nil)); err != nil {
 		return fmt.Errorf("purge journal: %w", err)
@@ -195,18 +193,15 @@ func scrubFile(p string, ps *purgeSet) error {
 	if err != nil {
 		return fmt.Errorf("scrub backup %s: %w", p, err)
 	}
-	if ps.flag == nil && !ps.mentioned(data) {
+	if ps.few() && !ps.mentioned(data) {
 		return nil
 	}
-	for _, e := range salvageEntries(data, time.Time{}) {
+	for _, e := range copyEntries(data) {
 		ps.holds(e.ID, e.Text)
 	}
-	out := data
-	for _, f := range ps.forms() {
-		out = bytes.ReplaceAll(out, f, []byte(`""`))
-	}
+	out := []byte(ps.replacer().Replace(string(data)))
 	left := false
-	for _, e := range salvageEntries(out, time.Time{}) {
+	for _, e := range copyEntries(out) {
 		left = left || ps.holds(e.ID, e.Text)
 	}
 	switch {
@@ -224,32 +219,66 @@ func scrubFile(p string, ps *purgeSet) error {
 	return nil
 }
 
+// few reports whether ps is small enough (a handful of IDs and texts, no
+// flag) that looking for its forms in a line or a file is cheaper than
+// parsing it.
+func (p *purgeSet) few() bool { return p.flag == nil && len(p.ids)+len(p.texts) <= 8 }
+
+// replacer replaces every form of the texts with "", in one pass.
+func (p *purgeSet) replacer() *strings.Replacer {
+	forms := p.forms()
+	args := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		args = append(args, string(f), `""`)
+	}
+	return strings.NewReplacer(args...)
+}
+
 // mentioned reports whether data holds one of the IDs or texts of ps as
 // JSON writes them: a file that holds none has nothing to scrub.
 func (p *purgeSet) mentioned(data []byte) bool {
-	for id := range p.ids {
-		if bytes.Contains(data, jsonString(nil, id)) {
-			return true
+	if p.idForms == nil {
+		for id := range p.ids {
+			p.idForms = append(p.idForms, jsonString(nil, id))
 		}
 	}
-	return containsAny(data, p.forms())
+	return containsAny(data, p.idForms) || containsAny(data, p.forms())
+}
+
+// copyEntries reads the entries of a copy of a memory file: all of them
+// when it parses, else those Repair could salvage.
+func copyEntries(data []byte) []Entry {
+	if fc, err := parseDoc(data, time.Time{}); err == nil {
+		return fc.entries
+	}
+	return salvageEntries(data, time.Time{})
 }
 
 // forms are the ways a JSON file may write the texts, quotes included:
 // as the store writes them, with HTML characters escaped (Go's
 // encoding/json) and with everything past ASCII escaped.
 func (p *purgeSet) forms() [][]byte {
-	var out [][]byte
+	if p.cached != nil {
+		return p.cached
+	}
+	out := [][]byte{}
 	for text := range p.texts {
-		html, _ := json.Marshal(text)
-		for _, f := range [][]byte{jsonString(nil, text), html, asciiJSON(text)} {
-			if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, f) }) {
-				out = append(out, f)
-			}
-		}
+		out = appendForms(out, text)
 	}
 	// Longest first, so a text inside another is not replaced first.
 	slices.SortFunc(out, func(a, b []byte) int { return len(b) - len(a) })
+	p.cached = out
+	return out
+}
+
+// appendForms appends to out the forms of text it lacks.
+func appendForms(out [][]byte, text string) [][]byte {
+	html, _ := json.Marshal(text)
+	for _, f := range [][]byte{jsonString(nil, text), html, asciiJSON(text)} {
+		if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, f) }) {
+			out = append(out, f)
+		}
+	}
 	return out
 }
 

@@ -221,3 +221,42 @@ func TestForgetLeavesTheTextNowhere(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetRemovesABackupItCannotScrub: a backup that writes the text in
+// a way the purge cannot replace in place (escapes of its own) is
+// removed; one it can is scrubbed and kept.
+func TestForgetRemovesABackupItCannotScrub(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	path := filepath.Join(root, "memory.json")
+	opts := memory.Options{StateDir: filepath.Join(root, "state")}
+	s := openStore(t, path, opts)
+	e := mustAdd(t, s, memory.Entry{Text: flowerpot})
+	keep := mustAdd(t, s, memory.Entry{Text: "The user swims on Tuesdays."})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backups := filepath.Join(root, "state", "backups")
+	if err := os.MkdirAll(backups, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(backups, "memory.json.broken-20261201T101010Z")
+	odd := filepath.Join(backups, "memory (conflicted copy 2026-12-01).json")
+	if err := os.WriteFile(plain, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(odd, []byte(strings.Replace(string(data), "flowerpot", `\u0066lowerpot`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Forget(e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(odd); !os.IsNotExist(err) {
+		t.Errorf("the backup with the escaped text is still there: %v", err)
+	}
+	b, err := os.ReadFile(plain)
+	if err != nil || strings.Contains(string(b), "flowerpot") || !strings.Contains(string(b), keep.Text) {
+		t.Errorf("the scrubbed backup: %v\n%s", err, b)
+	}
+}

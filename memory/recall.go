@@ -35,6 +35,10 @@ type Hit struct {
 	// Earlier are those of Terms that only the earlier messages matched,
 	// not the message itself.
 	Earlier []string
+	// Meaning is the cosine between the message and the hit's chunk when
+	// the dense signal brought the hit (it matched no word, or ranked among
+	// the best only for its meaning): "similar meaning". 0 otherwise.
+	Meaning float64
 }
 
 // RecallOptions tunes one recall. Zero values mean the defaults.
@@ -42,6 +46,9 @@ type RecallOptions struct {
 	K        int       // how many hits at most (default DefaultTopK)
 	NoCutoff bool      // lift the relevance cut-off (bench-recall)
 	Now      time.Time // reference time for recency (default: the newest entry's time)
+	// Semantic weighs the dense signal against BM25 when the index has an
+	// embedder (default DefaultSemanticWeight; negative: words only).
+	Semantic float64
 }
 
 // kindLabels are indexed with every entry so that asking for a kind by name,
@@ -66,6 +73,7 @@ type EntryIndex struct {
 	ix      *index.Index
 	entries map[string]Entry // the indexed version of each entry, by ID
 	words   *wordDict        // the words of the entries, for Complete
+	sem     *semantic        // the dense signal, nil without an embedder
 }
 
 // NewEntryIndex returns an empty index.
@@ -101,9 +109,11 @@ func (x *EntryIndex) putLocked(e Entry) {
 		x.deleteLocked(e.ID)
 		return
 	}
+	old, ok := x.entries[e.ID]
 	x.entries[e.ID] = e
 	x.ix.Put(docOf(e))
 	x.words.put(e.ID, e.Text)
+	x.semanticPut(e, old, ok)
 }
 
 // PutAll puts many entries, as many calls of Put would, faster into an
@@ -125,7 +135,9 @@ func (x *EntryIndex) PutAll(es []Entry) {
 		x.entries = make(map[string]Entry, len(es))
 	}
 	for _, e := range es {
+		old, ok := x.entries[e.ID]
 		x.entries[e.ID] = e
+		x.semanticPut(e, old, ok)
 	}
 	x.ix.PutAll(docs)
 	x.words.putAll(es)
@@ -143,6 +155,7 @@ func (x *EntryIndex) deleteLocked(id string) {
 	delete(x.entries, id)
 	x.ix.Delete(id)
 	x.words.delete(id)
+	x.semanticDelete(id)
 }
 
 // update brings the index from the records old to recs: it drops the
@@ -179,6 +192,13 @@ func (x *EntryIndex) Search(query string, history []string, opts RecallOptions) 
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if sem := x.sem; sem != nil && sem.ready && sem.set.Len() > 0 && opts.Semantic >= 0 {
+		w := opts.Semantic
+		if w == 0 {
+			w = DefaultSemanticWeight
+		}
+		return x.fused(sem, query, history, k, opts, w)
+	}
 	found := x.ix.Search(query, history, index.Options{K: k, NoCutoff: opts.NoCutoff, Now: opts.Now})
 	if found == nil {
 		return nil

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,19 +63,23 @@ func readEvalJSONL[T any](b *testing.B, path string) []T {
 }
 
 // evalStore loads memories as `engramctl bench-recall` does: imported facts
-// with IDs in input order, into a fresh in-memory store, and builds its
-// index with a first recall.
+// with IDs in input order, into a fresh in-memory store with the built-in
+// embedder, and builds its index with a first recall and waits for its
+// vectors.
 func evalStore(b *testing.B, mems []evalMemory) *memory.Store {
 	es := make([]memory.Entry, len(mems))
 	for i, m := range mems {
 		es[i] = memory.Entry{ID: fmt.Sprintf("m%07d", i), Kind: memory.KindFact, Text: m.Text,
 			Source: memory.SourceImport, Created: m.Created, Updated: m.Created}
 	}
-	s := memory.NewInMemory(memory.Options{MaxEntries: max(len(es), 1)})
+	s := memory.NewInMemory(memory.Options{MaxEntries: max(len(es), 1), Embedder: memory.Builtin()})
 	if _, err := s.AddAll(es); err != nil {
 		b.Fatal(err)
 	}
 	s.Recall("", nil, memory.RecallOptions{})
+	if err := s.WaitSemantic(context.Background()); err != nil {
+		b.Fatal(err)
+	}
 	return s
 }
 

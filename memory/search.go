@@ -12,13 +12,40 @@ const searchCompletions = 8
 // the words of the store that it starts (see Complete), so "rsyn" finds
 // rsync and rsyncd; the query is then recalled as usual (see Recall), with
 // no history, at most k hits (DefaultTopK when k ≤ 0). Leading spaces are
-// ignored; a query of spaces only finds nothing.
+// ignored; a query of spaces only finds nothing. A query of more than
+// semanticWords words is also searched by meaning when the store has an
+// embedder; a word or two (a name, a word still being typed) only by its
+// words, which a person searching for it means.
 func (s *Store) Search(query string, k int) []Hit {
 	q := strings.TrimLeft(query, " \t")
 	if strings.TrimSpace(q) == "" {
 		return nil
 	}
-	return s.Recall(s.expandQuery(q), nil, RecallOptions{K: k})
+	opts := RecallOptions{K: k}
+	if queryWords(q) <= semanticWords {
+		opts.Semantic = -1
+	}
+	return s.Recall(s.expandQuery(q), nil, opts)
+}
+
+// semanticWords is the most words a search query may have and still be
+// searched by its words only.
+const semanticWords = 2
+
+// queryWords counts the words of a query: its space-separated fields, a
+// run of Chinese counting one word for every two characters.
+func queryWords(q string) int {
+	n := 0
+	for _, f := range strings.Fields(q) {
+		han := 0
+		for _, r := range f {
+			if r >= 0x2e80 {
+				han++
+			}
+		}
+		n += max(1, (han+1)/2)
+	}
+	return n
 }
 
 // expandQuery completes the word being typed, the query's last when it

@@ -80,12 +80,13 @@ func FuzzSecret(f *testing.F) {
 	f.Add("密码是abc12345")
 	f.Add("plain text")
 	f.Add("\x84密码") // an invalid byte before a name once broke the offsets
-	for _, c := range secretCategories {
-		for _, s := range c.texts {
+	cases := loadSecretCases(f)
+	for _, c := range cases.Categories {
+		for _, s := range c.Texts {
 			f.Add(s)
 		}
 	}
-	for _, s := range notSecrets {
+	for _, s := range cases.Ordinary {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -103,7 +104,7 @@ func FuzzSecret(f *testing.F) {
 // memory, made of what its rules look for but holding no secret, in
 // bounded time.
 func TestSecretHugeInput(t *testing.T) {
-	unit := strings.Join(notSecrets, " ") + " key= token: ey s. sk- AKIA Ab12 Cd34 -----BEGIN postgres://u:@h "
+	unit := strings.Join(loadSecretCases(t).Ordinary, " ") + " key= token: ey s. sk- AKIA Ab12 Cd34 -----BEGIN postgres://u:@h "
 	size := 1 << 20
 	if testing.Short() {
 		size = 256 << 10

@@ -55,6 +55,9 @@ type Options struct {
 	// JournalKeep is how long a change stays in the journal once the file
 	// holds it (default DefaultJournalKeep).
 	JournalKeep time.Duration
+	// Embedder, when set, adds a dense signal to recall (see
+	// EntryIndex.SetEmbedder; Builtin is the built-in one). Nil: words only.
+	Embedder Embedder
 }
 
 // Change is a partial update of an entry; nil fields are left alone.
@@ -137,6 +140,7 @@ type Store struct {
 	// never across a file lock or I/O.
 	mu        sync.Mutex
 	index     *EntryIndex // nil until the first Recall; follows the published snapshots
+	embedder  Embedder    // the index's, see SetEmbedder
 	merged    MergeReport
 	listeners []func()
 }
@@ -157,6 +161,7 @@ func newStore(opts Options) *Store {
 		vouched:  opts.Device != "",
 		stateDir: opts.StateDir,
 		issued:   map[string]uint64{},
+		embedder: opts.Embedder,
 	}
 	if s.device == "" {
 		s.device = newReplica(s.base)

@@ -262,28 +262,50 @@ func (s *Store) Update(id string, c Change) (Entry, error) {
 // the text could not be taken out of every file, the error is
 // ErrNotPurged (the entry is removed): Forget finishes the job.
 func (s *Store) Remove(id string) error {
-	var gone Entry
+	removed, err := s.RemoveAll([]string{id})
+	if err == nil && len(removed) == 0 {
+		err = fmt.Errorf("remove memory: %w: %s", ErrNotFound, id)
+	}
+	return err
+}
+
+// RemoveAll removes, as Remove does, each entry of ids that is not
+// deleted already, with one write and one purge, and returns the IDs it
+// removed; the others are left out.
+func (s *Store) RemoveAll(ids []string) ([]string, error) {
+	var gone []Entry
 	err := s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
-		e, ok := recs[id]
-		if !ok || !e.Deleted.IsZero() {
-			return nil, false, fmt.Errorf("%w: %s", ErrNotFound, id)
+		gone = gone[:0]
+		for _, id := range ids {
+			if e, ok := recs[id]; ok && e.Deleted.IsZero() {
+				gone = append(gone, e)
+				recs[id] = tombstone(e, now)
+			}
 		}
-		if err := s.trashLocked(e, now); err != nil {
+		if len(gone) == 0 {
+			return nil, false, nil
+		}
+		if err := s.trashLocked(gone, now); err != nil {
 			return nil, false, err
 		}
-		gone = e
-		recs[id] = tombstone(e, now)
 		return nil, true, nil
 	})
-	if err == nil {
-		ps := newPurgeSet([]Entry{gone}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("remove memory: %w", err)
+	}
+	if len(gone) > 0 {
+		ps := newPurgeSet(gone, nil)
 		ps.keepTrash = true
 		err = s.purge(ps)
 	}
-	if err != nil {
-		return fmt.Errorf("remove memory: %w", err)
+	removed := make([]string, len(gone))
+	for i, e := range gone {
+		removed[i] = e.ID
 	}
-	return nil
+	if err != nil {
+		return removed, fmt.Errorf("remove memory: %w", err)
+	}
+	return removed, nil
 }
 
 // tombstone is the deletion of e at now: its ID and times, nothing it said.
@@ -306,6 +328,9 @@ func (s *Store) Restore(id string) error {
 			e.Deleted, e.Updated = time.Time{}, now
 			recs[id] = e
 			return []string{id}, true, nil
+		}
+		if err := s.updateTrashLocked(now, nil); err != nil { // drops what expired
+			return nil, false, err
 		}
 		t, inTrash, err := s.trashedLocked(id, now)
 		switch {

@@ -139,6 +139,7 @@ func (s *Store) searchIndex() *EntryIndex {
 	if s.index == nil {
 		s.index = NewEntryIndex()
 		s.index.PutAll(liveOnly(s.view().inOrder()))
+		s.index.SetEmbedder(s.embedder)
 	}
 	return s.index
 }

@@ -29,8 +29,9 @@ type Trashed struct {
 // its trash in memory only, for the life of the Store. An entry stays in
 // the trash as long as its tombstone stays in the file (TombstoneTTL, 30
 // days by default): older ones are dropped when the store opens and on
-// every change of the trash. The trash's own functions need the write
-// turn and the file locks (they run inside change).
+// every change of the trash, and so is one whose tombstone was replaced by
+// a later deletion from another device. The trash's own functions need
+// the write turn and the file locks (they run inside change).
 
 // trashPath is the trash file, or "" when the trash is kept in memory.
 func (s *Store) trashPath() string {
@@ -68,9 +69,14 @@ func (s *Store) readAllTrash() ([]Trashed, error) {
 }
 
 // unexpired returns the entries of items removed no longer ago than the
-// tombstones are kept.
+// tombstones are kept and whose tombstone is still the one Remove made: a
+// deletion made since on another device (a Forget that won the merge)
+// takes the entry out of this device's trash too.
 func (s *Store) unexpired(items []Trashed, now time.Time) []Trashed {
-	return slices.DeleteFunc(items, func(t Trashed) bool { return now.Sub(t.Removed) > s.ttl })
+	return slices.DeleteFunc(items, func(t Trashed) bool {
+		e, ok := s.recs[t.ID]
+		return now.Sub(t.Removed) > s.ttl || ok && !e.Deleted.IsZero() && !e.Deleted.Equal(t.Removed)
+	})
 }
 
 // updateTrashLocked applies fn (nil: nothing) to the unexpired entries of
@@ -124,11 +130,19 @@ func writeTrash(p string, items []Trashed) error {
 	return nil
 }
 
-// trashLocked puts e in the trash, in place of an earlier version of it.
-func (s *Store) trashLocked(e Entry, now time.Time) error {
+// trashLocked puts es in the trash, each in place of an earlier version
+// of it.
+func (s *Store) trashLocked(es []Entry, now time.Time) error {
+	in := make(map[string]bool, len(es))
+	for _, e := range es {
+		in[e.ID] = true
+	}
 	return s.updateTrashLocked(now, func(items []Trashed) ([]Trashed, bool) {
-		items = slices.DeleteFunc(items, func(t Trashed) bool { return t.ID == e.ID })
-		return append(items, Trashed{Entry: e, Removed: now}), true
+		items = slices.DeleteFunc(items, func(t Trashed) bool { return in[t.ID] })
+		for _, e := range es {
+			items = append(items, Trashed{Entry: e, Removed: now})
+		}
+		return items, true
 	})
 }
 
@@ -159,17 +173,25 @@ func (s *Store) dropTrashed(gone func(Trashed) bool) error {
 // Trash lists what Remove put in the trash and Restore can bring back,
 // the last removed first. Entries live again (a Remove that failed after
 // trashing, a Restore that had not yet emptied its place) are left out.
-// It takes the write turn, as the trash belongs to the writers.
+// It reads the trash file (the in-memory trash in the write turn) and
+// never waits for another process.
 func (s *Store) Trash() ([]Trashed, error) {
-	s.beginWrite()
-	defer s.endWrite()
-	items, err := s.readTrash(s.clock())
+	var all []Trashed
+	var err error
+	if s.trashPath() == "" {
+		s.writeTurn.Lock()
+		all, err = s.readAllTrash()
+		s.writeTurn.Unlock()
+	} else {
+		all, err = s.readAllTrash()
+	}
 	if err != nil {
 		return nil, err
 	}
-	items = slices.DeleteFunc(items, func(t Trashed) bool {
-		e, ok := s.recs[t.ID]
-		return ok && e.Deleted.IsZero()
+	recs, now := s.view().recs, s.clock()
+	items := slices.DeleteFunc(all, func(t Trashed) bool {
+		e, ok := recs[t.ID]
+		return now.Sub(t.Removed) > s.ttl || ok && !e.Deleted.Equal(t.Removed)
 	})
 	slices.SortStableFunc(items, func(a, b Trashed) int { return b.Removed.Compare(a.Removed) })
 	return items, nil

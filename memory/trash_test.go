@@ -203,3 +203,87 @@ func TestPurgeKeepsOtherJournalLines(t *testing.T) {
 		t.Errorf("the journal brings back %q", got)
 	}
 }
+
+// TestTrashDropsWhatAnotherDeviceForgot: a memory removed here and, at the
+// same time, forgotten on another device whose deletion wins the merge
+// leaves this device's trash, so Restore cannot bring it back.
+func TestTrashDropsWhatAnotherDeviceForgot(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	root := t.TempDir()
+	pathA := filepath.Join(root, "a", "memory.json")
+	pathB := filepath.Join(root, "b", "memory.json")
+	a := openStore(t, pathA, memory.Options{Now: clk.Now, StateDir: filepath.Join(root, "state-a")})
+	x := mustAdd(t, a, memory.Entry{Text: flowerpot})
+	data, err := os.ReadFile(pathA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(pathB), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pathB, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := openStore(t, pathB, memory.Options{Now: clk.Now, StateDir: filepath.Join(root, "state-b")})
+	clk.Advance(time.Minute)
+	if err := a.Remove(x.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	if _, err := b.Forget(x.ID); err != nil {
+		t.Fatal(err)
+	}
+	fromB, err := os.ReadFile(pathB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a", "memory.sync-conflict-20261201-101010-BBBBBBB.json"), fromB, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if items, err := a.Trash(); err != nil || len(items) != 0 {
+		t.Errorf("a's trash after b's forget won: %+v, %v", items, err)
+	}
+	if err := a.Restore(x.ID); !errors.Is(err, memory.ErrForgotten) {
+		t.Errorf("Restore on a after b's forget: %v", err)
+	}
+	if got := holders(t, root, "flowerpot"); len(got) != 0 {
+		t.Errorf("the text is still in %q", got)
+	}
+}
+
+// TestRemoveAll removes what is not deleted yet with one write, and says
+// which; all of them are in the trash and come back one by one.
+func TestRemoveAll(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	path := filepath.Join(root, "memory.json")
+	s := openStore(t, path, memory.Options{StateDir: filepath.Join(root, "state")})
+	a := mustAdd(t, s, memory.Entry{Text: "The user's first bike was blue."})
+	b := mustAdd(t, s, memory.Entry{Text: "The user's second bike was a tandem."})
+	c := mustAdd(t, s, memory.Entry{Text: "The user's third bike is electric."})
+	if err := s.Remove(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := s.RemoveAll([]string{a.ID, "nosuchid00", c.ID, b.ID})
+	if err != nil || !slices.Equal(removed, []string{a.ID, b.ID}) {
+		t.Fatalf("RemoveAll = %q, %v; want %s and %s", removed, err, a.ID, b.ID)
+	}
+	if items, err := s.Trash(); err != nil || len(items) != 3 {
+		t.Fatalf("Trash() = %+v, %v", items, err)
+	}
+	if got := holders(t, root, "bike"); !matchPrefixes(got, []string{"state/trash/"}) {
+		t.Errorf("the texts are in %q, want the trash only", got)
+	}
+	for _, id := range []string{a.ID, b.ID, c.ID} {
+		if err := s.Restore(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Len() != 3 {
+		t.Errorf("%d live after restoring all", s.Len())
+	}
+}

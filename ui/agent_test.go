@@ -14,15 +14,18 @@ import (
 
 // newTestAgent opens the real agent, as cmd/engram wires it, on folders in
 // t.TempDir(), talking to srv over HTTP. Distillation is off, so that each
-// turn makes only the requests a test scripts. This is the one place the
-// tests build an agent.
-func newTestAgent(t *testing.T, srv *agenttest.Server) (*agent.Agent, agent.Paths) {
+// turn makes only the requests a test scripts; tune may change the
+// options. This is the one place the tests build an agent.
+func newTestAgent(t *testing.T, srv *agenttest.Server, tune ...func(*agent.Options)) (*agent.Agent, agent.Paths) {
 	t.Helper()
 	paths := agent.Paths{ConfigDir: t.TempDir(), DataDir: t.TempDir(), StateDir: t.TempDir()}
 	cfg := agent.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.Distill = srv.BaseURL(), "fake-model", false
-	ag, err := agent.New(agent.Options{Config: cfg, Paths: paths, HTTPClient: srv.Client(),
-		RetryDelay: time.Millisecond})
+	opts := agent.Options{Config: cfg, Paths: paths, HTTPClient: srv.Client(), RetryDelay: time.Millisecond}
+	for _, f := range tune {
+		f(&opts)
+	}
+	ag, err := agent.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

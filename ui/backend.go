@@ -13,6 +13,7 @@ import (
 // Config, ConfigSources, Chats, SearchChats and RecentProjects, which only
 // read memory.
 type Backend interface {
+	ToolHost
 	Events() <-chan agent.Event
 	Send(ctx context.Context, chatID, text string) error
 	// The message actions (see agent.Agent.Resend): like Send, they
@@ -72,6 +73,7 @@ type MemoryStore interface {
 	Add(e memory.Entry) (memory.Entry, bool, error)
 	Update(id string, c memory.Change) (memory.Entry, error)
 	Remove(id string) error
+	RemoveAll(ids []string) ([]string, error)
 	Restore(id string) error
 	Trash() ([]memory.Trashed, error)
 	EmptyTrash() (int, error)

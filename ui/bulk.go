@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -123,16 +122,12 @@ func (i *inspector) remove(es []memory.Entry) {
 	if st == nil || len(es) == 0 {
 		return
 	}
+	ids := make([]string, len(es))
+	for n, e := range es {
+		ids[n] = e.ID
+	}
 	i.u.write(func() func() {
-		var done []string
-		var err error
-		for _, e := range es {
-			if err = st.Remove(e.ID); err != nil && !errors.Is(err, memory.ErrNotFound) {
-				break
-			}
-			err = nil
-			done = append(done, e.ID)
-		}
+		done, err := st.RemoveAll(ids)
 		return func() {
 			if len(done) > 0 {
 				i.offerUndo(deletedText(es, len(done)), st, func(st MemoryStore) error {

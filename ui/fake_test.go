@@ -53,7 +53,8 @@ type fakeBackend struct {
 	// reports for every change of a store, at once so that settle sees it.
 	// Before (while prepare fills the stores) nothing is reported: the
 	// window reads the stores when it starts.
-	echo func(agent.Event)
+	echo  func(agent.Event)
+	tools fakeTools // the MCP servers (fake_tools_test.go)
 }
 
 func newFakeBackend(t testing.TB) *fakeBackend {

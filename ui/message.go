@@ -46,6 +46,7 @@ type msgState struct {
 	local    bool         // only the window has it (a send that failed to start, an empty answer)
 	editing  bool         // the person is editing it (a user message)
 	view     *messageView // its view, once it was shown (see msgList)
+	asks     []*toolAsk   // the tool calls that ask the person (approval.go)
 }
 
 // startTurn adds what turn e starts to the messages (see
@@ -169,6 +170,9 @@ func (v *messageView) chromeKey() string {
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}
+	for _, a := range m.asks {
+		fmt.Fprintf(&b, "|ask %s:%s", a.e.CallID, a.outcome)
+	}
 	return b.String()
 }
 
@@ -228,6 +232,7 @@ func (v *messageView) update() (bodyOnly bool) {
 			parts = append(parts, v.thought)
 		}
 		parts = append(parts, v.body)
+		parts = append(parts, v.askViews()...)
 		if d := v.disclosure(); d != nil {
 			parts = append(parts, d)
 		}

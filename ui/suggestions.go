@@ -47,7 +47,6 @@ type reviewPanel struct {
 	sugg      []agent.Suggestion
 	proposals []agent.Forgotten
 	forgotten []agent.Forgotten // undo-able, newest last
-	updated   []agent.Revision  // updates of a person's memories, to be acknowledged
 	editing   string            // the suggestion being edited
 	edit      *widget.Entry
 	learning  context.CancelFunc
@@ -94,11 +93,6 @@ func (p *reviewPanel) applyEvent(ev agent.Event) {
 		if n := len(p.forgotten); n > reviewKeep {
 			p.forgotten = p.forgotten[n-reviewKeep:]
 		}
-		for _, u := range e.Updated {
-			if u.Notice {
-				p.updated = append(p.updated, u)
-			}
-		}
 		if len(e.Proposed) > 0 {
 			p.refresh()
 			return
@@ -125,14 +119,6 @@ func (p *reviewPanel) rebuild() {
 	for _, f := range slices.Backward(p.forgotten) {
 		rows = append(rows, p.row(lang.L("Forgot: {{.Text}}", map[string]any{"Text": oneLine(f.Entry.Text, 160)}), reasonOf(f.Reason),
 			p.button(lang.L("Undo"), theme.ContentUndoIcon(), func() { p.undo(f) })))
-	}
-	for i, u := range p.updated {
-		rows = append(rows, p.row(lang.L("Updated a memory you wrote: {{.Text}}", map[string]any{"Text": oneLine(u.New.Text, 160)}),
-			lang.L("was: {{.Text}} (kept in its history)", map[string]any{"Text": oneLine(u.Old.Text, 120)}),
-			p.button(lang.L("OK"), theme.ConfirmIcon(), func() {
-				p.updated = slices.Delete(p.updated, i, i+1)
-				p.rebuild()
-			})))
 	}
 	p.items.Objects = rows
 	p.items.Refresh()
@@ -173,8 +159,12 @@ func (p *reviewPanel) suggestionRow(s agent.Suggestion) fyne.CanvasObject {
 			p.button(lang.L("Keep"), theme.ConfirmIcon(), func() { p.keep(s, p.edit.Text) }),
 			p.button(lang.L("Cancel"), theme.CancelIcon(), func() { p.editing = ""; p.rebuild() })))
 	}
+	keep, discard := lang.L("Keep"), lang.L("Discard")
+	if s.Replaces != "" { // a new text for a memory the person wrote
+		keep, discard = lang.L("Use the new one"), lang.L("Keep mine")
+	}
 	return p.row(s.Text, meta,
-		p.button(lang.L("Keep"), theme.ConfirmIcon(), func() { p.keep(s, "") }),
+		p.button(keep, theme.ConfirmIcon(), func() { p.keep(s, "") }),
 		p.button(lang.L("Edit"), theme.DocumentCreateIcon(), func() {
 			p.editing = s.ID
 			p.edit = widget.NewMultiLineEntry()
@@ -182,7 +172,7 @@ func (p *reviewPanel) suggestionRow(s agent.Suggestion) fyne.CanvasObject {
 			p.edit.SetText(s.Text)
 			p.rebuild()
 		}),
-		p.button(lang.L("Discard"), theme.DeleteIcon(), func() { p.discard(s) }))
+		p.button(discard, theme.DeleteIcon(), func() { p.discard(s) }))
 }
 
 // keep stores a suggestion (edited to text, if not empty). A text that

@@ -361,8 +361,12 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.ToolCall:
 		m = s.answer()
 		m.Tools = append(m.Tools, ToolRecord{CallID: e.CallID, Name: e.Name, Args: e.Args})
+	case agent.ToolApproval:
+		m = s.answer()
+		m.asks = append(m.asks, u.askTool(m, e))
 	case agent.ToolResult:
 		m = s.answer()
+		m.dropAsks(e.CallID)
 		for i := range m.Tools {
 			if m.Tools[i].CallID == e.CallID {
 				m.Tools[i].Result = e.Result
@@ -390,6 +394,7 @@ func (u *UI) applyEvent(ev agent.Event) {
 		s.busy = false
 		m = s.answer()
 		m.pending, m.thinking, m.Cut, m.Interrupted = false, false, e.Cut, e.Interrupted
+		m.dropAsks("")
 		switch {
 		case e.Err == nil:
 			// The agent saves no answer without text, error or tools.

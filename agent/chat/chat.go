@@ -36,6 +36,9 @@ type Info struct {
 	Project    string    `json:"project,omitempty"` // pinned project folder
 	// Capture overrides the capture setting for this chat ("" follows it).
 	Capture CaptureMode `json:"capture,omitempty"`
+	// Temporary is a chat that is never written to a file: it ends with
+	// the process (see Store.CreateTemporary).
+	Temporary bool `json:"-"`
 }
 
 // Chat is a chat with its messages, oldest first.

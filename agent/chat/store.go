@@ -110,6 +110,21 @@ func (cs *Store) Create(autoRecall bool, project string) (Info, error) {
 	return c.Info, nil
 }
 
+// CreateTemporary makes a chat that lives in memory only: no file is ever
+// written for it, so it is gone after the process ends.
+func (cs *Store) CreateTemporary() Info {
+	now := cs.now()
+	c := &Chat{Info: Info{ID: newID(now), Created: now, Updated: now, Temporary: true}}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for cs.chats[c.ID] != nil {
+		c.ID = newID(now)
+	}
+	cs.chats[c.ID] = c
+	cs.ver[c.ID]++
+	return c.Info
+}
+
 // List returns the chats, most recently updated first.
 func (cs *Store) List() []Info {
 	cs.mu.Lock()
@@ -203,7 +218,7 @@ func (cs *Store) Persist(c Chat, ver uint64) error {
 	cs.mu.Lock()
 	_, exists := cs.chats[c.ID]
 	cs.mu.Unlock()
-	if !exists || cs.written[c.ID] >= ver {
+	if !exists || c.Temporary || cs.written[c.ID] >= ver {
 		return nil
 	}
 	merged, err := cs.writeMerged(c)
@@ -225,11 +240,14 @@ func (cs *Store) Remove(id string) error {
 	cs.wmu.Lock()
 	defer cs.wmu.Unlock()
 	cs.mu.Lock()
-	_, ok := cs.chats[id]
+	c, ok := cs.chats[id]
 	delete(cs.chats, id)
 	cs.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("chat %q: %w", id, ErrNotFound)
+	}
+	if c.Temporary {
+		return nil
 	}
 	if err := os.Remove(cs.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete chat %s: %w", id, err)

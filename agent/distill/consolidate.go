@@ -160,14 +160,13 @@ func scriptLanguage(s string) string {
 }
 
 // Revision is a memory replaced by a newer version (a supersede: Old stays
-// in the store as history, linked from New). Notice is set when Old was
-// written or kept by a person, or pinned: the UI must say so.
+// in the store as history, linked from New). The model never makes one of
+// a memory a person wrote (see Personal).
 type Revision struct {
-	Scope  chat.Scope
-	Dir    string // the project folder for chat.ScopeProject
-	Old    memory.Entry
-	New    memory.Entry
-	Notice bool
+	Scope chat.Scope
+	Dir   string // the project folder for chat.ScopeProject
+	Old   memory.Entry
+	New   memory.Entry
 }
 
 // Forgotten is a memory that consolidation or the model forgot, or
@@ -194,8 +193,8 @@ type MemoriesRevised struct {
 func (e MemoriesRevised) Chat() string { return e.ChatID }
 
 // Personal reports whether a memory is the person's: written or kept by
-// them, imported, or pinned. The model never changes one without history
-// and a visible notice.
+// them, imported, or pinned. The model never changes or forgets one: it
+// proposes, and the person decides.
 func Personal(e memory.Entry) bool {
 	return e.Pinned || e.Source == memory.SourceUser || e.Source == memory.SourceImport || e.Source == ""
 }
@@ -213,7 +212,8 @@ type Outcome struct {
 // carryOut carries out a distillation's operations through the stores, with
 // history always kept: an add is stored (deduplicated: an exact restatement
 // changes nothing but the memory's date), an update supersedes the shown
-// memory, a forget forgets a memory the model or distillation wrote (its
+// memory unless a person wrote it (then it is held as a suggestion that
+// would replace it), a forget forgets a memory the model or distillation wrote (its
 // text leaves the file at once; UndoForget adds it again from the event)
 // and only proposes to forget one a person wrote. Operations on ids that were
 // not shown are ignored; texts that look like secrets are dropped. In
@@ -244,8 +244,9 @@ func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome
 		}
 		switch {
 		case c.Op == opAdd && t.Mode == chat.CaptureAsk:
-			p.suggest(t, c, nil)
-			res.Suggested++
+			if p.suggest(t, c, nil) {
+				res.Suggested++
+			}
 		case c.Op == opAdd:
 			scope := t.store(c.Scope).Scope
 			if _, ok := batches[scope]; !ok {
@@ -254,9 +255,12 @@ func (p *Pipeline) carryOut(t Turn, shown []chat.Hit, cands []candidate) Outcome
 			batches[scope] = append(batches[scope], memory.Entry{Kind: c.Kind, Text: c.Text, Source: memory.SourceAuto})
 		case c.Op == opUpdate && SameText(target.Entry.Text, c.Text):
 			// a restatement: nothing to change
-		case c.Op == opUpdate && t.Mode == chat.CaptureAsk:
-			p.suggest(t, c, &target)
-			res.Suggested++
+		case c.Op == opUpdate && (t.Mode == chat.CaptureAsk || Personal(target.Entry)):
+			// the person's own memory is never rewritten by the model: the
+			// new text waits for them (Keep mine, Use the new one, Edit)
+			if p.suggest(t, c, &target) {
+				res.Suggested++
+			}
 		case c.Op == opUpdate:
 			rev, err := Supersede(target, c.Kind, c.Text, memory.SourceAuto)
 			if err != nil {
@@ -303,8 +307,7 @@ func Supersede(target Shown, kind memory.Kind, text string, src memory.Source) (
 	if err != nil {
 		return Revision{}, err
 	}
-	return Revision{Scope: target.Target.Scope, Dir: target.Target.Dir, Old: target.Entry, New: ne,
-		Notice: Personal(target.Entry)}, nil
+	return Revision{Scope: target.Target.Scope, Dir: target.Target.Dir, Old: target.Entry, New: ne}, nil
 }
 
 // SameText reports whether two memory texts say the same, ignoring case

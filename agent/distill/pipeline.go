@@ -88,17 +88,24 @@ type Config struct {
 	Notice func(chatID, text string)
 	// SuggestionsFile is where held suggestions are kept across restarts.
 	SuggestionsFile string
-	Now             func() time.Time
+	// ProposalsFile is where the forget proposals are kept across
+	// restarts: which memory, never its text (see proposals.go).
+	ProposalsFile string
+	// Lookup finds a live memory of a store by ID, for the proposals read
+	// back from ProposalsFile.
+	Lookup func(scope chat.Scope, dir, id string) (memory.Entry, bool)
+	Now    func() time.Time
 }
 
 // Pipeline distills turns into memories. It is safe for concurrent use.
 type Pipeline struct {
 	cfg Config
 
-	mu        sync.Mutex
-	loaded    bool // the suggestions file has been read
-	sugg      []Suggestion
-	proposals []Forgotten // kept for the run: a lost proposal leaves the memory as it was
+	mu              sync.Mutex
+	loaded          bool // the suggestions file has been read
+	sugg            []Suggestion
+	proposalsLoaded bool // the proposals file has been read
+	proposals       []Forgotten
 }
 
 // New returns a pipeline; nothing is read until it is used.

@@ -1,17 +1,13 @@
 package distill
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"engram/agent/chat"
 	"engram/memory"
-	"engram/memory/durable"
 )
 
 // Suggestion is a distilled memory held for the person (CaptureAsk): it is
@@ -36,21 +32,14 @@ type SuggestionsChanged struct {
 // Chat names the chat the suggestions came from.
 func (e SuggestionsChanged) Chat() string { return e.ChatID }
 
-// ErrNoProposal is returned for a forget proposal that is not pending.
-var ErrNoProposal = errors.New("no such forget proposal")
-
 // loadLocked reads the suggestions file once; a missing file is none.
 func (p *Pipeline) loadLocked() {
 	if p.loaded {
 		return
 	}
 	p.loaded = true
-	b, err := os.ReadFile(p.cfg.SuggestionsFile)
-	if err != nil {
-		return
-	}
 	var s []Suggestion
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := readJSONFile(p.cfg.SuggestionsFile, &s); err != nil {
 		p.notice("", fmt.Sprintf("The memory suggestions in %s could not be read: %v", p.cfg.SuggestionsFile, err))
 		return
 	}
@@ -58,17 +47,7 @@ func (p *Pipeline) loadLocked() {
 }
 
 func (p *Pipeline) saveLocked() error {
-	b, err := json.MarshalIndent(p.sugg, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save suggestions: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(p.cfg.SuggestionsFile), 0o700); err != nil {
-		return fmt.Errorf("save suggestions: %w", err)
-	}
-	if err := durable.WriteFileAtomic(p.cfg.SuggestionsFile, b); err != nil {
-		return fmt.Errorf("save suggestions %s: %w", p.cfg.SuggestionsFile, err)
-	}
-	return nil
+	return writeJSONFile(p.cfg.SuggestionsFile, "suggestions", p.sugg)
 }
 
 func (p *Pipeline) notice(chatID, text string) {
@@ -77,8 +56,15 @@ func (p *Pipeline) notice(chatID, text string) {
 	}
 }
 
-// suggest holds a distilled add (or, with target, update) as a suggestion.
-func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
+// suggest holds a distilled add (or, with target, update) as a suggestion
+// and reports whether it did: an add the store already holds (the rule Add
+// dedupes by), or a text suggested already, is not held again.
+func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) bool {
+	if target == nil {
+		if _, dup := t.store(c.Scope).Store.Duplicate(c.Text); dup {
+			return false
+		}
+	}
 	s := Suggestion{ID: memory.NewID(), ChatID: t.ChatID, Scope: chat.ScopeGlobal, Kind: c.Kind, Text: c.Text,
 		Created: p.cfg.Now()}
 	switch {
@@ -92,13 +78,25 @@ func (p *Pipeline) suggest(t Turn, c candidate, target *Shown) {
 	p.loadLocked()
 	for _, o := range p.sugg {
 		if o.Scope == s.Scope && o.Dir == s.Dir && SameText(o.Text, s.Text) {
-			return // already suggested
+			return false // already suggested
 		}
 	}
 	p.sugg = append(p.sugg, s)
 	if err := p.saveLocked(); err != nil {
 		p.notice(t.ChatID, err.Error())
 	}
+	return true
+}
+
+// SuggestUpdate holds a new text for a memory a person wrote, which a
+// memory tool wanted to change, as a suggestion that would replace it: the
+// person keeps theirs, takes the new one or edits it. An empty kind keeps
+// the memory's.
+func (p *Pipeline) SuggestUpdate(chatID string, target Shown, kind memory.Kind, text string) {
+	if kind == "" {
+		kind = target.Entry.Kind
+	}
+	p.suggest(Turn{ChatID: chatID}, candidate{Op: opUpdate, Kind: kind, Text: text}, &target)
 }
 
 // Suggestions lists the held suggestions, oldest first.
@@ -172,35 +170,4 @@ func (p *Pipeline) Keep(s Suggestion, open func(chat.Scope, string) (*memory.Sto
 		return kept, err
 	}
 	return kept, nil
-}
-
-// Propose holds a forget proposal (replacing one for the same memory).
-func (p *Pipeline) Propose(f Forgotten) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.proposals = slices.DeleteFunc(p.proposals, func(o Forgotten) bool { return sameMemory(o, f) })
-	p.proposals = append(p.proposals, f)
-}
-
-func sameMemory(x, y Forgotten) bool {
-	return x.Scope == y.Scope && x.Dir == y.Dir && x.Entry.ID == y.Entry.ID
-}
-
-// Proposals lists the pending forget proposals, oldest first.
-func (p *Pipeline) Proposals() []Forgotten {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.proposals)
-}
-
-// DropProposal removes a pending proposal; ErrNoProposal if there was none.
-func (p *Pipeline) DropProposal(f Forgotten) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.proposals)
-	p.proposals = slices.DeleteFunc(p.proposals, func(o Forgotten) bool { return sameMemory(o, f) })
-	if len(p.proposals) == n {
-		return ErrNoProposal
-	}
-	return nil
 }

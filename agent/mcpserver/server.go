@@ -118,7 +118,7 @@ func (h *handlers) tool(name string) mcp.ToolHandler {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		s.Propose = nil // no person to ask here: a memory the person wrote is left alone
+		s.Propose, s.Suggest = nil, nil // no person to ask here: a memory the person wrote is left alone
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments

@@ -14,8 +14,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-
-	"engram/memory/durable"
 )
 
 // Approval says whether a server's tool calls need the person's yes.
@@ -103,28 +101,11 @@ func ReadConfig(path string) ([]Server, error) {
 // SetApproval records a server's approval in mcp.json at path, keeping
 // every other key of the file and of the server as they were.
 func SetApproval(path, name string, a Approval) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("set approval of %q: %w", name, err)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return fmt.Errorf("set approval of %q: %s: %w", name, path, err)
-	}
-	var servers map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(top["mcpServers"], &servers); err != nil || servers[name] == nil {
-		return fmt.Errorf("set approval of %q: %s lists no such server", name, path)
-	}
-	servers[name]["approval"], _ = json.Marshal(a)
-	if top["mcpServers"], err = json.Marshal(servers); err != nil {
-		return fmt.Errorf("set approval of %q: %w", name, err)
-	}
-	out, err := json.MarshalIndent(top, "", "  ")
-	if err != nil {
-		return fmt.Errorf("set approval of %q: %w", name, err)
-	}
-	if err := durable.WriteFileAtomic(path, append(out, '\n')); err != nil {
-		return fmt.Errorf("set approval of %q: %w", name, err)
-	}
-	return nil
+	return editServers(path, "set approval of "+name, func(servers map[string]map[string]json.RawMessage) error {
+		if servers[name] == nil {
+			return fmt.Errorf("%s lists no such server", path)
+		}
+		servers[name]["approval"], _ = json.Marshal(a)
+		return nil
+	})
 }

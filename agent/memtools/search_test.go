@@ -25,7 +25,7 @@ func session(t *testing.T, texts ...string) (memtools.Session, *memory.Store) {
 	t.Helper()
 	st := memory.NewInMemory(memory.Options{})
 	for _, text := range texts {
-		if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: text}); err != nil {
+		if _, _, err := st.Add(memory.Entry{Kind: memory.KindFact, Text: text, Source: memory.SourceTool}); err != nil {
 			t.Fatal(err)
 		}
 	}

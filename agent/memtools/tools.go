@@ -124,6 +124,9 @@ type Session struct {
 	// Propose holds a forget proposal for the person; nil where no person
 	// can be asked (a memory the person wrote is then left alone).
 	Propose func(distill.Forgotten)
+	// Suggest holds a new text for a memory the person wrote, for them to
+	// take or leave; nil where no person can be asked.
+	Suggest func(target distill.Shown, kind memory.Kind, text string)
 	// CaptureOff says the person switched memory off for this
 	// conversation: memory_write and memory_update save nothing.
 	CaptureOff bool
@@ -297,9 +300,9 @@ func line(e memory.Entry, scope chat.Scope) resultLine {
 		Pinned: e.Pinned, Text: memory.Defuse(e.Text)}
 }
 
-// toolUpdate replaces a memory the model was shown by a new version (a
-// supersede: the old stays as history). Updating a memory the person
-// wrote, kept or pinned also tells the person.
+// update replaces a memory the model was shown by a new version (a
+// supersede: the old stays as history); for a memory the person wrote,
+// kept or pinned the new text is only suggested, and the person decides.
 func (s Session) update(args toolArgs) (string, distill.MemoriesRevised, error) {
 	var none distill.MemoriesRevised
 	target, err := s.shownTarget(args.ID)
@@ -324,6 +327,15 @@ func (s Session) update(args toolArgs) (string, distill.MemoriesRevised, error) 
 		if kind, err = memory.ParseKind(args.Kind); err != nil {
 			return "", none, err
 		}
+	}
+	if distill.Personal(target.Entry) {
+		if s.Suggest == nil {
+			return fmt.Sprintf("Memory %s was written by the user, so it is not changed: only the user can change "+
+				"it, in Engram.", target.Entry.ID), none, nil
+		}
+		s.Suggest(target, kind, text)
+		return fmt.Sprintf("Memory %s was written by the user, so it is not changed yet: the new text was shown "+
+			"to the user, who decides.", target.Entry.ID), none, nil
 	}
 	rev, err := distill.Supersede(target, kind, text, memory.SourceTool)
 	if err != nil {

@@ -114,7 +114,8 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	closed := false
 	go func() {
 		cfg, cfgErr := agent.ResolveConfig(ctx, opts.paths, opts.getenv, nil)
-		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv})
+		ag, err := agent.New(agent.Options{Config: cfg, Paths: opts.paths, Getenv: opts.getenv,
+			ToolServers: true, Version: version.String()})
 		openErr = err
 		opened <- ag // before do: a window closed meanwhile still closes the agent
 		do(func() {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -97,5 +99,43 @@ type runUntil struct {
 func (r runUntil) Run() {
 	for end := time.Now().Add(20 * time.Second); !r.done() && time.Now().Before(end); {
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRunAppStartsToolServers checks that the app starts the MCP servers
+// of mcp.json: a server that is a shell script leaving a file.
+func TestRunAppStartsToolServers(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to play an MCP server")
+	}
+	dir := t.TempDir()
+	paths := agent.DefaultPaths(filepath.Join(dir, "config"), filepath.Join(dir, "data"), filepath.Join(dir, "state"))
+	marker := filepath.Join(dir, "started")
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"script": map[string]any{"command": sh, "args": []string{"-c", `echo started > "$0"; exec cat`, marker}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(paths.ConfigDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths.MCPConfig(), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	started := func() bool { _, err := os.Stat(marker); return err == nil }
+	var mu sync.Mutex
+	do := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
+	env := map[string]string{agent.EnvModel: "from-env"}
+	opts := options{paths: paths, getenv: func(k string) string { return env[k] }, do: do}
+	if err := runApp(context.Background(), runUntil{App: test.NewTempApp(t), done: started}, opts); err != nil {
+		t.Fatalf("runApp: %v", err)
+	}
+	if !started() {
+		t.Error("the app did not start the MCP server of mcp.json")
 	}
 }

@@ -48,7 +48,17 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	memPath := fs.String("memories", "", "memories `file` (JSON lines: id, text, created)")
 	qryPath := fs.String("queries", "", "queries `file` (JSON lines: id, query, history)")
 	k := fs.Int("k", 50, "hits per query at most")
+	denseFlag := fs.String("dense", "builtin", "dense signal fused with BM25: `builtin` or none")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var emb memory.Embedder
+	switch *denseFlag {
+	case "builtin":
+		emb = memory.Builtin()
+	case "none":
+	default:
+		fmt.Fprintf(stderr, "bench-recall: --dense %q: want builtin or none\n", *denseFlag)
 		return 2
 	}
 	if *memPath == "" || *qryPath == "" || *k <= 0 {
@@ -68,12 +78,16 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	}
 
 	t0 := time.Now()
-	store, ids, err := loadBenchStore(mems, stderr)
+	store, ids, err := loadBenchStore(mems, emb, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench-recall: %v\n", err)
 		return 1
 	}
 	store.Recall("", nil, memory.RecallOptions{}) // the store builds its index on the first recall
+	if err := store.WaitSemantic(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "bench-recall: %v\n", err)
+		return 1
+	}
 	build := time.Since(t0)
 
 	out := bufio.NewWriter(stdout)
@@ -113,9 +127,10 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 // ("D1:3") need not be valid entry IDs, so the entries get IDs of their own
 // that follow the input order: entries saved at the same time keep it in
 // the store's order, as entries saved one after another do in the app.
-// Memories the store refuses (invalid text) or merges into an earlier one
+// The store fuses emb's dense signal with BM25 (none when nil). Memories
+// the store refuses (invalid text) or merges into an earlier one
 // (duplicates) are counted on stderr.
-func loadBenchStore(mems []benchMemory, stderr io.Writer) (*memory.Store, map[string]string, error) {
+func loadBenchStore(mems []benchMemory, emb memory.Embedder, stderr io.Writer) (*memory.Store, map[string]string, error) {
 	entries := make([]memory.Entry, len(mems))
 	ids := make(map[string]string, len(mems))
 	for i, m := range mems {
@@ -124,7 +139,7 @@ func loadBenchStore(mems []benchMemory, stderr io.Writer) (*memory.Store, map[st
 		entries[i] = memory.Entry{ID: id, Kind: memory.KindFact, Text: m.Text, Source: memory.SourceImport,
 			Created: m.Created, Updated: m.Created}
 	}
-	store := memory.NewInMemory(memory.Options{MaxEntries: max(len(entries), 1)})
+	store := memory.NewInMemory(memory.Options{MaxEntries: max(len(entries), 1), Embedder: emb})
 	res, err := store.AddAll(entries)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load memories: %w", err)

@@ -19,7 +19,9 @@ func init() {
 }
 
 // runChat is `engramctl chat [--chat ID] [--project DIR] [--no-recall]
-// MESSAGE` or `engramctl chat --chat ID --retry`: one turn, the answer
+// [--approve] [--temporary] MESSAGE` or `engramctl chat --chat ID --retry`:
+// one turn (of a temporary chat with --temporary: see
+// agent.NewTemporaryChat), the answer
 // streamed to stdout, and on stderr the model's reasoning, the recalled
 // memories, tool calls, notices and the memories distilled afterwards (it
 // waits for the distillation). A MESSAGE of "-" is read from stdin; --retry
@@ -32,9 +34,10 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 	project := fs.String("project", "", "pin the project folder `DIR` to the chat (its AGENTS.md and memories)")
 	noRecall := fs.Bool("no-recall", false, "do not recall memories for this turn")
 	retry := fs.Bool("retry", false, "ask again for the answer to the last message of the chat (with --chat)")
+	temporary := fs.Bool("temporary", false, "a chat memory does not touch: no recall, no pinned memories, nothing saved, no chat file")
 	approve := fs.Bool("approve", false, "let the model call the tools of MCP servers (mcp.json) that ask first")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] [--approve] MESSAGE\n"+
+		fmt.Fprintln(env.Stderr, "usage: engramctl chat [--chat ID] [--project DIR] [--no-recall] [--approve] [--temporary] MESSAGE\n"+
 			"       engramctl chat --chat ID --retry")
 		fs.PrintDefaults()
 	}
@@ -42,7 +45,7 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 		return exitUsage
 	}
 	text := strings.Join(fs.Args(), " ")
-	if *retry && (*chatID == "" || text != "") {
+	if *retry && (*chatID == "" || text != "") || *temporary && (*chatID != "" || *retry) {
 		fs.Usage()
 		return exitUsage
 	}
@@ -75,6 +78,9 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 	waitToolServers(ctx, a, env.Stderr)
 
 	id := *chatID
+	if *temporary {
+		id = a.NewTemporaryChat().ID
+	}
 	if id == "" {
 		c, err := a.NewChat()
 		if err != nil {
@@ -139,7 +145,11 @@ func runChat(ctx context.Context, args []string, env *cliEnv) int {
 	for e := range a.Events() {
 		p.print(e)
 	}
-	fmt.Fprintf(env.Stderr, "chat: %s\n", id)
+	if *temporary {
+		fmt.Fprintln(env.Stderr, "chat: temporary, not kept")
+	} else {
+		fmt.Fprintf(env.Stderr, "chat: %s\n", id)
+	}
 	return code
 }
 

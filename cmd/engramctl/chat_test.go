@@ -216,3 +216,26 @@ func TestChatForgetLeavesNoCopyInChats(t *testing.T) {
 		t.Error("a chat file still holds the forgotten memory's text")
 	}
 }
+
+// engramctl chat --temporary answers without memory and keeps nothing:
+// no chat file, no memory, no distillation.
+func TestChatTemporaryKeepsNothing(t *testing.T) {
+	e := newChatEnv(t)
+	e.srv.Push(agenttest.Reply{Text: "Noted, for now."})
+	code, out, errOut := e.run(t, "chat", "--temporary", "my sister lives in Graz")
+	if code != exitOK || out != "Noted, for now.\n" || !strings.Contains(errOut, "chat: temporary, not kept") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (no distillation)", n)
+	}
+	if files, _ := filepath.Glob(filepath.Join(e.vars["XDG_DATA_HOME"], "engram", "chats", "*.json")); len(files) != 0 {
+		t.Errorf("chat files %v", files)
+	}
+	if n := len(e.globalStore(t).List()); n != 0 {
+		t.Errorf("%d memories saved from a temporary chat", n)
+	}
+	if code, _, _ := e.run(t, "chat", "--temporary", "--chat", "x", "hi"); code != exitUsage {
+		t.Errorf("--temporary with --chat: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -50,7 +50,7 @@ func newKeptEnv(t *testing.T) *keptEnv {
 	if err := os.MkdirAll(filepath.Dir(e.path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	legacy := `{"entries": [{"kind": "fact", "text": "` + flowerpot + `", "ts": "2026-11-01T10:00:00Z"},
+	legacy := `{"entries": [{"kind": "fact", "text": "` + flowerpot + `", "source": "tool", "ts": "2026-11-01T10:00:00Z"},
 		{"kind": "fact", "text": "The user swims on Tuesdays.", "ts": "2026-11-01T10:00:00Z"}]}`
 	if err := os.WriteFile(e.path, []byte(legacy), 0o600); err != nil {
 		t.Fatal(err)
@@ -255,5 +255,36 @@ func TestMemoryForgetSecrets(t *testing.T) {
 	}
 	if code, _, _ := c.run("", "memory", "forget", "nosuchid00"); code != exitNotFound {
 		t.Errorf("forget of an unknown ID: exit %d", code)
+	}
+}
+
+// TestChatForgetLeavesTheTextNowhere: a forget the model makes through
+// `engramctl chat` (memory_forget) leaves the text in no file, also once
+// the older memory.json comes back.
+func TestChatForgetLeavesTheTextNowhere(t *testing.T) {
+	e := newKeptEnv(t)
+	e.ctl(t, "memory", "unpin", e.id) // the model forgets only what it wrote and nobody pinned
+	e.srv.Push(
+		agenttest.Reply{ToolCalls: []agenttest.ToolCall{{ID: "f", Name: "memory_forget", Args: `{"id":"` + e.id + `"}`}}},
+		agenttest.Reply{Text: "Done."},
+		agenttest.Reply{Text: "[]"}, // distillation
+	)
+	chats, err := filepath.Glob(filepath.Join(e.vars["XDG_DATA_HOME"], "engram", "chats", "*.json"))
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chats %q, %v", chats, err)
+	}
+	id := strings.TrimSuffix(filepath.Base(chats[0]), ".json")
+	if out := e.ctl(t, "chat", "--chat", id, "forget where my spare key is"); !strings.Contains(out, "Done.") {
+		t.Fatalf("chat answered %q", out)
+	}
+	if got := e.holders(t); len(got) != 0 {
+		t.Errorf("after the model's forget the text is in %q, want nowhere", got)
+	}
+	e.putBackOlder(t)
+	if got := e.holders(t); len(got) != 0 {
+		t.Errorf("after the older memory.json came back the text is in %q, want nowhere", got)
+	}
+	if list := e.ctl(t, "memory", "list"); strings.Contains(list, e.id) {
+		t.Errorf("the forgotten memory is listed again:\n%s", list)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -207,22 +208,31 @@ func memorySearch(r *memoryRun) func() int {
 			return code
 		}
 		defer r.close()
+		r.store.SetEmbedder(memory.Builtin())
+		if err := r.store.WaitSemantic(context.Background()); err != nil {
+			fmt.Fprintf(r.env.Stderr, "engramctl: warning: searching by words only: %v\n", err)
+		}
 		hits := r.store.Search(query, *k)
 		if r.flags.json {
 			type hit struct {
 				memory.Entry
-				Score float64  `json:"score"`
-				Terms []string `json:"terms,omitempty"`
+				Score   float64  `json:"score"`
+				Terms   []string `json:"terms,omitempty"`
+				Meaning float64  `json:"similar_meaning,omitempty"`
 			}
 			out := make([]hit, len(hits))
 			for i, h := range hits {
-				out[i] = hit{h.Entry, h.Score, h.Terms}
+				out[i] = hit{h.Entry, h.Score, h.Terms, h.Meaning}
 			}
 			r.writeJSON(out)
 			return exitOK
 		}
 		for _, h := range hits {
-			fmt.Fprintf(r.env.Stdout, "%s\t%.3f\t%s\t%s\n", h.Entry.ID, h.Score, h.Entry.Kind, escapeText(h.Entry.Text))
+			fmt.Fprintf(r.env.Stdout, "%s\t%.3f\t%s\t%s", h.Entry.ID, h.Score, h.Entry.Kind, escapeText(h.Entry.Text))
+			if h.Meaning > 0 {
+				fmt.Fprintf(r.env.Stdout, "\tsimilar meaning %.2f", h.Meaning)
+			}
+			fmt.Fprintln(r.env.Stdout)
 		}
 		return exitOK
 	}

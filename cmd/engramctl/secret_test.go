@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -91,5 +93,65 @@ func TestMemoryImportRefusesSecrets(t *testing.T) {
 	code, out, errs = newCLI(t).run(jsonl, "memory", "import", "--force", "-")
 	if code != exitOK || out != "imported 5, duplicates 0, skipped 0, invalid 0\n" {
 		t.Errorf("import --force: code %d, out %q, err %q", code, out, errs)
+	}
+}
+
+// TestCLISecretPaths runs every way of writing a secret in the memory
+// package's shared cases through memory add, memory edit and memory
+// import (JSON Lines), without --force: none is stored, and an ordinary
+// memory on the same paths is. go test -v prints the table.
+func TestCLISecretPaths(t *testing.T) {
+	b, err := os.ReadFile("../../memory/testdata/secrets.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases struct {
+		Categories []struct {
+			Name  string   `json:"name"`
+			Texts []string `json:"texts"`
+		} `json:"categories"`
+	}
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t)
+	id := strings.TrimSpace(c.ok("memory", "add", "The user's router sits in the hallway cupboard."))
+	var jsonl strings.Builder
+	for _, cat := range cases.Categories {
+		for _, s := range cat.Texts {
+			c.run("", "memory", "add", s)
+			c.run("", "memory", "edit", id, "--text", s)
+			line, _ := json.Marshal(map[string]string{"text": s})
+			jsonl.Write(append(line, '\n'))
+		}
+	}
+	c.run(jsonl.String(), "memory", "import", "-")
+	var listed []struct{ Text string }
+	if err := json.Unmarshal([]byte(c.ok("memory", "list", "--all", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, e := range listed {
+		kept[e.Text] = true
+	}
+	for _, cat := range cases.Categories {
+		stored := 0
+		for _, s := range cat.Texts {
+			if kept[s] {
+				stored++
+				t.Errorf("%s: %q was stored", cat.Name, s)
+			}
+		}
+		t.Logf("%-36s add, edit, import: %d of %d stored", cat.Name, stored, 3*len(cat.Texts))
+	}
+	const ordinary = "The user's favourite number is 4821."
+	c.ok("memory", "add", ordinary)
+	c.ok("memory", "edit", id, "--text", "The user's router sits in the study.")
+	c.run(`{"text":"The user waters the plants on Sundays."}`+"\n", "memory", "import", "-")
+	list := c.ok("memory", "list")
+	for _, s := range []string{ordinary, "router sits in the study", "waters the plants"} {
+		if !strings.Contains(list, s) {
+			t.Errorf("the ordinary %q was not stored:\n%s", s, list)
+		}
 	}
 }

@@ -70,3 +70,20 @@ func isSpaceByte(text string, i int) bool {
 	}
 	return false
 }
+
+// Chunk is one window of a text as the index cuts it: its byte range and
+// the offset of its first rune.
+type Chunk struct {
+	Start, End int // bytes
+	Offset     int // runes from the start of the text
+}
+
+// Chunks splits text into the windows the index searches (see ChunkRunes).
+func Chunks(text string) []Chunk {
+	spans := chunkText(text)
+	out := make([]Chunk, len(spans))
+	for i, sp := range spans {
+		out[i] = Chunk{Start: sp.start, End: sp.end, Offset: sp.runeOff}
+	}
+	return out
+}

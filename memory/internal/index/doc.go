@@ -7,6 +7,10 @@
 // boosts. It searches Docs, a small type of its own, and returns their ids
 // with scores and the words that matched.
 //
+// A caller fusing another signal with BM25 does it inside a search
+// (Options.Rerank): it is given the best hits before they are explained and
+// returns those to explain, so only the hits shown pay for it.
+//
 // It imports the text analysis (memory/internal/analysis), the lexicon
 // (memory/internal/lexicon) and the standard library, never memory itself:
 // what the store knows of kinds reaches it as a Doc's Label and Boost.

@@ -224,3 +224,29 @@ func (sc *searchScratch) source(src int32) *foldedText {
 	}
 	return &sc.history[len(sc.history)-int(src)]
 }
+
+// rerank replaces the hits with what fn makes of them and points
+// sc.hitDocs at their chunks (-1 for a document the index lacks), setting
+// their offsets.
+func (ix *Index) rerank(sc *searchScratch, hits []Hit, fn func([]Hit) []Hit) []Hit {
+	hits = fn(hits)
+	sc.hitDocs = sc.hitDocs[:0]
+	for i := range hits {
+		h := &hits[i]
+		d := int32(-1)
+		if slot, ok := ix.byID[h.ID]; ok {
+			for _, c := range ix.slots[slot].docs {
+				if int(ix.docMeta[c].chunk) == h.Chunk {
+					d = c
+					break
+				}
+			}
+		}
+		if d >= 0 {
+			h.Offset = int(ix.docMeta[d].offset)
+		}
+		h.Terms, h.Earlier = nil, nil
+		sc.hitDocs = append(sc.hitDocs, d)
+	}
+	return hits
+}

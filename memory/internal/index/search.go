@@ -52,13 +52,25 @@ type Hit struct {
 	// Earlier are those of Terms that only the history matched, not the
 	// query itself.
 	Earlier []string
+	// Relevant: the hit passes the relevance cut-off (set only with
+	// Options.MarkCutoff).
+	Relevant bool
 }
 
 // Options tunes one search.
 type Options struct {
-	K        int       // how many hits at most; none when K <= 0
-	NoCutoff bool      // lift the relevance cut-off
-	Now      time.Time // reference time for recency (default: the newest document's time)
+	K        int  // how many hits at most; none when K <= 0
+	NoCutoff bool // lift the relevance cut-off
+	// MarkCutoff lifts the cut-off but marks the hits that pass it
+	// (Hit.Relevant), for a caller that ranks them further.
+	MarkCutoff bool
+	Now        time.Time // reference time for recency (default: the newest document's time)
+	// Rerank, when set, is given the K best hits before they are explained
+	// and returns the hits to explain and return instead: any of them,
+	// reordered, and documents the search did not find (by ID and Chunk),
+	// with the scores it chooses. It runs under the index's read lock and
+	// must not call the index.
+	Rerank func([]Hit) []Hit
 }
 
 // rankParams are the knobs of the ranking. The defaults were chosen on the
@@ -242,7 +254,10 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	}
 	norm, floorW := ix.buildQuery(sc)
 	if len(sc.qterms) == 0 && len(sc.groups) == 0 {
-		return nil
+		if opts.Rerank == nil {
+			return nil
+		}
+		return ix.rerank(sc, nil, opts.Rerank) // no word to explain them by
 	}
 	avgdl := float32(ix.totLen) / float32(live)
 	if avgdl <= 0 {
@@ -286,9 +301,13 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 	want := k + k/2 + 4
 	ranked := ix.selectTop(sc, want, rescore, ix.maxBoost())
 	cut := float32(0)
-	if !opts.NoCutoff && len(ranked) > 0 {
+	if (!opts.NoCutoff || opts.MarkCutoff) && len(ranked) > 0 {
 		floor := floorW * p.absRel * float32(math.Log1p(float64(live)))
 		cut = max(min(p.minRel*norm, floor), p.relTop*ranked[0].score)
+	}
+	mark := cut
+	if opts.MarkCutoff {
+		cut = 0
 	}
 	hits := ix.distinct(sc, ranked, k, cut)
 	if len(hits) < k && len(ranked) == want && ranked[want-1].score >= cut && len(sc.cands) > want {
@@ -296,8 +315,19 @@ func (ix *Index) Search(query string, history []string, opts Options) []Hit {
 		ranked = ix.selectTop(sc, len(sc.cands), rescore, ix.maxBoost())
 		hits = ix.distinct(sc, ranked, k, cut)
 	}
+	if opts.MarkCutoff {
+		for i := range hits {
+			hits[i].Relevant = hits[i].Score >= float64(mark)
+		}
+	}
+	if opts.Rerank != nil {
+		hits = ix.rerank(sc, hits, opts.Rerank)
+	}
 	var terms []string // the Terms of all hits, one after another
 	for i := range hits {
+		if sc.hitDocs[i] < 0 {
+			continue
+		}
 		start := len(terms)
 		terms, hits[i].Earlier = ix.explain(sc, terms, sc.hitDocs[i])
 		if n := len(terms); n > start {
