@@ -8,7 +8,9 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"engram/agent"
 	"engram/agent/agenttest"
+	"engram/memory"
 )
 
 // A new chat is titled from its first message as soon as it is sent, not
@@ -62,10 +64,38 @@ func TestTemporaryChatFromTheWindow(t *testing.T) {
 		a := ah.u.currentSession().lastAnswer()
 		return a != nil && a.Text == "Noted, for now." && !ah.u.currentSession().busy
 	})
+	if shown := shownText(ah.u.pane.root); !strings.Contains(shown, "A temporary chat: no memory is used") {
+		t.Errorf("the answer does not say the chat is temporary:\n%s", shown)
+	}
 	if reqs := ah.srv.Requests(); len(reqs) != 1 || len(reqs[0].Tools) != 0 {
 		t.Errorf("requests %d, tools %v: want one request without memory tools", len(reqs), reqs[0].Tools)
 	}
 	if _, err := os.Stat(filepath.Join(ah.paths.ChatsDir(), c.ID+".json")); !os.IsNotExist(err) {
 		t.Errorf("a temporary chat wrote its file (%v)", err)
+	}
+}
+
+// With auto-recall off, the answer says that pinned memories are still in
+// the prompt (they are), rather than that no memory is used.
+func TestAutoRecallOffSaysPinnedStillIncluded(t *testing.T) {
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		st, err := ah.ag.Memory(agent.ScopeGlobal, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.Add(memory.Entry{Kind: memory.KindPreference, Text: "Answer in British English.",
+			Source: memory.SourceUser, Pinned: true}); err != nil {
+			t.Fatal(err)
+		}
+		ah.srv.Push(agenttest.Reply{Text: "Colour it is."})
+	})
+	ah.u.bar.recall.SetChecked(false)
+	a := ah.ask("which spelling of colour?")
+	reqs := ah.srv.Requests()
+	if a.Err != "" || len(reqs) != 1 || !strings.Contains(reqs[0].System(), "British English") {
+		t.Fatalf("answer error %q, %d requests: the pinned memory should be in the prompt", a.Err, len(reqs))
+	}
+	if shown := shownText(ah.u.pane.root); !strings.Contains(shown, "pinned memories are still included") {
+		t.Errorf("the answer shows:\n%s", shown)
 	}
 }

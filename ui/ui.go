@@ -340,7 +340,12 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.RecallDone:
 		m = s.answer()
 		m.Recalled, m.Pinned = e.Hits, e.Pinned
-		if e.Skipped {
+		switch {
+		case e.Skipped && s.info.Temporary:
+			m.notices = append(m.notices, lang.L("A temporary chat: no memory is used, and nothing is kept."))
+		case e.Skipped && len(e.Pinned) > 0:
+			m.notices = append(m.notices, lang.L("Auto-recall is off for this chat; pinned memories are still included."))
+		case e.Skipped:
 			m.notices = append(m.notices, lang.L("Auto-recall is off for this chat."))
 		}
 		if cur {
