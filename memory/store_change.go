@@ -204,7 +204,11 @@ func (s *Store) formOf(id, text string) dedupeForm {
 }
 
 // Update changes the text, kind, pin or source of a live entry and bumps
-// its Updated time. A change that changes nothing does not write.
+// its Updated time: a person's edit (the model's changes go through
+// Supersede). A new text keeps the old one as history of the entry (an
+// entry superseded by it, so History lists it and it can be restored),
+// and without a Source in c the entry becomes the person's (SourceUser).
+// A change that changes nothing does not write.
 func (s *Store) Update(id string, c Change) (Entry, error) {
 	var out Entry
 	err := s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
@@ -225,6 +229,12 @@ func (s *Store) Update(id string, c Change) (Entry, error) {
 			text, err := CleanText(*c.Text, limit)
 			if err != nil {
 				return nil, false, err
+			}
+			if text != e.Text {
+				keepEarlierText(recs, old)
+				if c.Source == nil {
+					e.Source = SourceUser
+				}
 			}
 			e.Text = text
 		}
@@ -251,6 +261,19 @@ func (s *Store) Update(id string, c Change) (Entry, error) {
 		return Entry{}, fmt.Errorf("update memory: %w", err)
 	}
 	return out, nil
+}
+
+// keepEarlierText keeps the text old had before an edit as an entry of its
+// history: superseded by old, dated when that text was written, unpinned,
+// under an ID derived from the version, the same on every device.
+func keepEarlierText(recs map[string]Entry, old Entry) {
+	h := old
+	h.ID = contentID("edit", old.ID, old.Text, old.Rev.String())
+	h.Created, h.Pinned, h.Supersedes, h.SupersededBy = old.Updated, false, "", old.ID
+	h.Rev, h.Prev = Rev{}, Rev{} // a new entry: the write stamps it
+	if _, taken := recs[h.ID]; !taken {
+		recs[h.ID] = h
+	}
 }
 
 // Remove deletes an entry (live or history): it puts the entry, text

@@ -546,8 +546,13 @@ func TestStoreUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Kind != memory.KindLesson || !got.Pinned || len(got.Text) != 500 || !got.Updated.Equal(clk.Now()) || got.Source != memory.SourceAuto {
+	if got.Kind != memory.KindLesson || !got.Pinned || len(got.Text) != 500 || !got.Updated.Equal(clk.Now()) || got.Source != memory.SourceUser {
 		t.Errorf("updated %+v", got)
+	}
+	// A person's new text keeps the old one as history, and the memory is
+	// theirs now.
+	if h := entryTexts(s.History(e.ID)); len(h) != 2 || h[0] != "draft text" || s.Len() != 1 {
+		t.Errorf("History after the edit = %q, %d live", h, s.Len())
 	}
 	clk.Advance(time.Minute)
 	same, err := s.Update(e.ID, memory.Change{Pinned: ptrTo(true)})

@@ -127,6 +127,12 @@ func (d *memDetail) show(e memory.Entry, chain []memory.Entry) {
 		l := widget.NewLabel(historyLine(h))
 		l.Wrapping = fyne.TextWrapWord
 		objs = append(objs, l)
+		if h.Deleted.IsZero() && h.Text != "" && h.Text != e.Text && e.Live() {
+			text := h.Text
+			restore := widget.NewButtonWithIcon(lang.L("Restore this text"), theme.ContentUndoIcon(), func() { d.restore(text) })
+			restore.Importance = widget.LowImportance
+			objs = append(objs, container.NewHBox(restore))
+		}
 	}
 	d.history.Objects = objs
 	d.history.Refresh()
@@ -135,6 +141,23 @@ func (d *memDetail) show(e memory.Entry, chain []memory.Entry) {
 	} else {
 		d.histHdr.Show()
 	}
+}
+
+// restore makes an earlier text the memory's text again: a person's edit,
+// so the text it replaces stays in the history too.
+func (d *memDetail) restore(text string) {
+	st, id := d.i.store, d.e.ID
+	if st == nil {
+		return
+	}
+	d.i.u.write(func() func() {
+		_, err := st.Update(id, memory.Change{Text: &text})
+		return func() {
+			if err != nil {
+				d.i.showErr(err)
+			}
+		}
+	})
 }
 
 // detailFacts are the source, dates and uses of e, one per line.

@@ -238,6 +238,16 @@ func TestInspectorDetailShowsHistory(t *testing.T) {
 	if !d.e.Pinned || d.pin.Text != "Unpin" {
 		t.Fatalf("pin from the detail view: pinned %v, button %q", d.e.Pinned, d.pin.Text)
 	}
+	// Restore brings the earlier text back; the text it replaces stays in
+	// the history, and the memory is the person's now.
+	test.Tap(button(t, d.history, "Restore this text"))
+	h.settle()
+	if d.e.Text != "The API runs on port 8080" || d.e.Source != memory.SourceUser {
+		t.Fatalf("after Restore the memory is %+v", d.e)
+	}
+	if hist := shownText(d.history); !strings.Contains(hist, "port 9090 since March") {
+		t.Errorf("the replaced text is not in the history: %q", hist)
+	}
 	test.Tap(button(t, d.root, "Back"))
 	if d.shown || !i.list.Visible() {
 		t.Fatal("Back does not return to the list")

@@ -117,8 +117,8 @@ func TestMemoryCLIWorkflow(t *testing.T) {
 		t.Errorf("list --json after edits: %+v", listedJSON)
 	}
 	all := listed(t, c.ok("memory", "list", "--all"))
-	if len(all) != 3 || all[1][0] != id2 || all[1][2] != "deleted" {
-		t.Errorf("list --all: %q", all)
+	if len(all) != 4 || all[1][0] != id2 || all[1][2] != "deleted" || all[3][2] != "superseded" || all[3][3] != `line one\nline two` {
+		t.Errorf("list --all (the edited text kept as history): %q", all)
 	}
 	c.ok("memory", "restore", id2)
 	c.ok("memory", "edit", "--text", "--dashes and no tabs", id2)
