@@ -118,7 +118,7 @@ func (s *Store) History(id string) []Entry {
 				side = append(side, r)
 			}
 		}
-		slices.SortFunc(side, fileCompare)
+		slices.SortFunc(side, historyCompare)
 		out = append(append(out, side...), c)
 	}
 	return out
@@ -257,6 +257,16 @@ func fileCompare(a, b Entry) int {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
+}
+
+// historyCompare orders the versions beside a chain (texts a person's
+// edit replaced, the losers of concurrent edits) by when each was written,
+// then as in the file, so History reads in time order on every device.
+func historyCompare(a, b Entry) int {
+	if c := a.Updated.Compare(b.Updated); c != 0 {
+		return c
+	}
+	return fileCompare(a, b)
 }
 
 // follow is e and the versions reached from it through next, in the order
