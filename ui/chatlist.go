@@ -63,6 +63,31 @@ func newChatList(u *UI) *chatList {
 	return l
 }
 
+// newChat creates a chat and selects it.
+func (u *UI) newChat() {
+	u.write(func() func() {
+		c, err := u.b.NewChat()
+		return func() {
+			if err != nil {
+				u.showError(lang.L("Could not create a chat"), err)
+				return
+			}
+			u.sessions[c.ID] = &session{info: c, loaded: true}
+			u.setChats(append([]ChatInfo{c}, u.chats...))
+			u.selectChat(c.ID)
+		}
+	})
+}
+
+// newTemporaryChat creates a temporary chat (no memory in or out, no file)
+// and selects it.
+func (u *UI) newTemporaryChat() {
+	c := u.b.NewTemporaryChat()
+	u.sessions[c.ID] = &session{info: c, loaded: true}
+	u.setChats(append([]ChatInfo{c}, u.chats...))
+	u.selectChat(c.ID)
+}
+
 // chatTitle is the title to show for c.
 func chatTitle(c ChatInfo) string {
 	switch {

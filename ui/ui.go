@@ -522,31 +522,6 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	}
 }
 
-// newChat creates a chat and selects it.
-func (u *UI) newChat() {
-	u.write(func() func() {
-		c, err := u.b.NewChat()
-		return func() {
-			if err != nil {
-				u.showError(lang.L("Could not create a chat"), err)
-				return
-			}
-			u.sessions[c.ID] = &session{info: c, loaded: true}
-			u.setChats(append([]ChatInfo{c}, u.chats...))
-			u.selectChat(c.ID)
-		}
-	})
-}
-
-// newTemporaryChat creates a temporary chat (no memory in or out, no file)
-// and selects it.
-func (u *UI) newTemporaryChat() {
-	c := u.b.NewTemporaryChat()
-	u.sessions[c.ID] = &session{info: c, loaded: true}
-	u.setChats(append([]ChatInfo{c}, u.chats...))
-	u.selectChat(c.ID)
-}
-
 // changeInfo changes what the window knows of chat id with fn and returns
 // the result. fn sets only the fields of its change, so that changes saved
 // at different times do not put back each other's old values.
