@@ -189,7 +189,13 @@ func Defuse(s string) string {
 	if !markRE.MatchString(folded) {
 		return s
 	}
-	return markRE.ReplaceAllString(folded, "[${1}memory]")
+	// Defusing an inner mark can complete an outer one ("<memory <memory >>"
+	// becomes "<memory [memory]>"): repeat until none is left. Each round
+	// takes out a "<", so the rounds end.
+	for markRE.MatchString(folded) {
+		folded = markRE.ReplaceAllString(folded, "[${1}memory]")
+	}
+	return folded
 }
 
 // markOpeners are the characters that NFKC folds to "<" (and "<" itself).
