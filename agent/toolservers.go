@@ -137,7 +137,7 @@ func (a *Agent) offeredTools(temporary bool) []llm.Tool {
 
 // serverTool finds the MCP server tool a call names.
 func (a *Agent) serverTool(name string) (mcptools.Tool, bool) {
-	if a.toolServers == nil {
+	if a.toolServers == nil || !mcptools.IsServerTool(name) { // a memory tool: no need to list the servers'
 		return mcptools.Tool{}, false
 	}
 	return a.toolServers.Lookup(name)

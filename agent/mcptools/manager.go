@@ -383,9 +383,16 @@ func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 // [a-zA-Z0-9_-]{1,64}).
 var notName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
+// callPrefix starts the name of every server tool the model calls.
+const callPrefix = "mcp__"
+
+// IsServerTool reports whether the model's tool name can be a server's
+// tool (callName's shape), so that other tools skip the lookup.
+func IsServerTool(name string) bool { return strings.HasPrefix(name, callPrefix) }
+
 // callName is a server's tool under the name the model calls.
 func callName(server, tool string) string {
-	name := "mcp__" + notName.ReplaceAllString(server, "_") + "__" + notName.ReplaceAllString(tool, "_")
+	name := callPrefix + notName.ReplaceAllString(server, "_") + "__" + notName.ReplaceAllString(tool, "_")
 	if len(name) > 64 {
 		name = name[:64]
 	}

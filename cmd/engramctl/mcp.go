@@ -70,13 +70,14 @@ func runMCP(ctx context.Context, args []string, env *cliEnv) int {
 		}
 	}()
 	opts := mcpserver.Options{ProjectDir: *project, ReadOnly: *readOnly, Version: version.String()}
-	if _, err := mcpserver.New(a, opts); err != nil {
+	s, err := mcpserver.New(a, opts) // the stdio client's server; over HTTP it checks the options
+	if err != nil {
 		return fail(err)
 	}
 	if *addr != "" {
 		err = serveMCPHTTP(ctx, *addr, a, opts, env.Stderr)
 	} else {
-		err = serveMCPStdio(ctx, a, opts, env)
+		err = serveMCPStdio(ctx, s, env)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fail(err)
@@ -85,11 +86,7 @@ func runMCP(ctx context.Context, args []string, env *cliEnv) int {
 }
 
 // serveMCPStdio serves one client on the command's stdin and stdout.
-func serveMCPStdio(ctx context.Context, a *agent.Agent, opts mcpserver.Options, env *cliEnv) error {
-	s, err := mcpserver.New(a, opts)
-	if err != nil {
-		return err
-	}
+func serveMCPStdio(ctx context.Context, s *mcp.Server, env *cliEnv) error {
 	out := env.Stdout
 	if tw, ok := out.(*textWriter); ok {
 		out = tw.w // JSON-RPC for the client, exact: its strings are escaped, not shown on a terminal
