@@ -1,6 +1,9 @@
 package memory
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // searchCompletions is how many words the word being typed stands for at
 // most.
@@ -15,7 +18,10 @@ const searchCompletions = 8
 // ignored; a query of spaces only finds nothing. A query of more than
 // semanticWords words is also searched by meaning when the store has an
 // embedder; a word or two (a name, a word still being typed) only by its
-// words, which a person searching for it means.
+// words, which a person searching for it means. Only what matches is
+// listed: a hit must match a word of the query (or its translation) or,
+// searched by meaning, be near it; the entries recall adds for their
+// context alone (saved with a match) are left out.
 func (s *Store) Search(query string, k int) []Hit {
 	q := strings.TrimLeft(query, " \t")
 	if strings.TrimSpace(q) == "" {
@@ -25,7 +31,8 @@ func (s *Store) Search(query string, k int) []Hit {
 	if queryWords(q) <= semanticWords {
 		opts.Semantic = -1
 	}
-	return s.Recall(s.expandQuery(q), nil, opts)
+	hits := s.Recall(s.expandQuery(q), nil, opts)
+	return slices.DeleteFunc(hits, func(h Hit) bool { return len(h.Terms) == 0 && h.Meaning == 0 })
 }
 
 // semanticWords is the most words a search query may have and still be

@@ -92,3 +92,38 @@ func TestStoreSearchIsRecallOfTheCompletedQuery(t *testing.T) {
 		t.Errorf("Search with k 0: %d hits, want DefaultTopK (%d)", n, memory.DefaultTopK)
 	}
 }
+
+// TestStoreSearchShowsOnlyWhatMatches: a search box lists the memories that
+// match what was typed, not those recall adds for their context (saved in
+// the same second as a match): "Miso" among fourteen memories written
+// together finds the one with miso, and "rsyn" only the rsync one.
+func TestStoreSearchShowsOnlyWhatMatches(t *testing.T) {
+	t.Parallel()
+	s, ids := searchStore(t,
+		"I love miso soup for breakfast",
+		"Run go vet before every commit",
+		"Backups use rsync to the NAS every night",
+		"My sister lives in Osaka",
+		"Prefers tabs for indentation in Go",
+		"Coffee: oat milk flat white",
+		"Soup recipes: tomato, lentil",
+		"Dog named Biscuit",
+	)
+	for query, want := range map[string][]string{
+		"Miso":   {"I love miso soup for breakfast"},
+		"rsyn":   {"Backups use rsync to the NAS every night"},
+		"soup":   {"I love miso soup for breakfast", "Soup recipes: tomato, lentil"},
+		"咖啡":     {"Coffee: oat milk flat white"},
+		"biscuit": {"Dog named Biscuit"},
+	} {
+		var got []string
+		for _, h := range s.Search(query, 10) {
+			got = append(got, ids[h.Entry.ID])
+		}
+		slices.Sort(got)
+		want = slices.Sorted(slices.Values(want))
+		if !slices.Equal(got, want) {
+			t.Errorf("Search(%q) = %q, want %q", query, got, want)
+		}
+	}
+}
