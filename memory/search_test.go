@@ -110,10 +110,10 @@ func TestStoreSearchShowsOnlyWhatMatches(t *testing.T) {
 		"Dog named Biscuit",
 	)
 	for query, want := range map[string][]string{
-		"Miso":   {"I love miso soup for breakfast"},
-		"rsyn":   {"Backups use rsync to the NAS every night"},
-		"soup":   {"I love miso soup for breakfast", "Soup recipes: tomato, lentil"},
-		"咖啡":     {"Coffee: oat milk flat white"},
+		"Miso":    {"I love miso soup for breakfast"},
+		"rsyn":    {"Backups use rsync to the NAS every night"},
+		"soup":    {"I love miso soup for breakfast", "Soup recipes: tomato, lentil"},
+		"咖啡":      {"Coffee: oat milk flat white"},
 		"biscuit": {"Dog named Biscuit"},
 	} {
 		var got []string
