@@ -38,10 +38,7 @@ func newWordDict() *wordDict {
 // wordsOf returns the distinct words of text.
 func (d *wordDict) wordsOf(text string) []string {
 	var words []string
-	d.tok.Each(text, func(_ []byte, class analysis.Class, start, end int) {
-		if class >= analysis.Bi {
-			return
-		}
+	d.tok.Words(text, func(start, end int) {
 		w := strings.ToLower(text[start:end])
 		if !slices.Contains(words, w) {
 			words = append(words, w)

@@ -66,21 +66,23 @@ func ParseRev(s string) (Rev, error) {
 	if s == "" {
 		return Rev{}, nil
 	}
-	bad := fmt.Errorf("rev %q: want device:counter:sum", s)
+	// The error is made only when it is returned: an open parses the revs
+	// of every entry.
+	bad := func() (Rev, error) { return Rev{}, fmt.Errorf("rev %q: want device:counter:sum", s) }
 	dev, rest, ok := strings.Cut(s, ":")
 	if !ok || !validID(dev) {
-		return Rev{}, bad
+		return bad()
 	}
 	n, sum, hasSum := strings.Cut(rest, ":")
 	v, err := strconv.ParseUint(n, 10, 64)
 	if err != nil || v == 0 {
-		return Rev{}, bad
+		return bad()
 	}
 	r := Rev{Device: dev, N: v}
 	if hasSum {
 		x, err := strconv.ParseUint(sum, 16, 32)
 		if err != nil {
-			return Rev{}, bad
+			return bad()
 		}
 		r.Sum = uint32(x)
 	}

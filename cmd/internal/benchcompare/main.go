@@ -33,12 +33,13 @@ type bench struct {
 }
 
 // defaultBenches are the key benchmarks: open 10k, the first recall after an
-// open, add, load 100k, the eval set's build and query, recall at 10k and
+// open, add, open and search 100k, load 100k, the eval set's build and query, recall at 10k and
 // 100k chunks, Put, and the index build of 100k chunks.
 var defaultBenches = []bench{
 	{"./memory", "^BenchmarkOpen10k$"},
 	{"./memory", "^BenchmarkOpenFirstRecall10k$"},
 	{"./memory", "^BenchmarkAdd10k$"},
+	{"./memory", "^BenchmarkOpen100kSearch$"},
 	{"./memory", "^BenchmarkAddAll100k$"},
 	{"./memory", "^BenchmarkRecallEvalSet$"},
 	{"./memory/internal/index", "^BenchmarkSearch$"},

@@ -29,6 +29,8 @@ type Tokenizer struct {
 	part  []byte
 	cuts  []int
 	runes []cjkRune
+	// surface is set during Words: no stemming, no CJK terms.
+	surface bool
 }
 
 type cjkRune struct {
@@ -78,6 +80,16 @@ func isJoiner(r rune) bool {
 	return r == '\'' || r == '’' || r == '.' || r == '-'
 }
 
+// Words calls fn with the byte span in text of every Latin term Each finds
+// (classes Word, Whole and Part), in order, without stemming them and
+// without the CJK terms: what a dictionary of the words as written needs,
+// at a fraction of Each's cost.
+func (t *Tokenizer) Words(text string, fn func(start, end int)) {
+	t.surface = true
+	defer func() { t.surface = false }()
+	t.Each(text, func(_ []byte, _ Class, start, end int) { fn(start, end) })
+}
+
 // Each calls fn for every term of text, in order.
 func (t *Tokenizer) Each(text string, fn EmitFunc) {
 	i := 0
@@ -114,7 +126,9 @@ func (t *Tokenizer) Each(text string, fn EmitFunc) {
 				t.runes = append(t.runes, cjkRune{r2, end, end + n2})
 				end += n2
 			}
-			t.cjk(text, fn)
+			if !t.surface {
+				t.cjk(text, fn)
+			}
 			i = end
 		default:
 			i += n
@@ -166,15 +180,7 @@ func (t *Tokenizer) word(text string, start, end int, fn EmitFunc) {
 	off := 0
 	for off < len(w) {
 		r, n := decodeFolded(w[off:])
-		cls := 4
-		switch {
-		case unicode.IsDigit(r):
-			cls = 3
-		case unicode.IsUpper(r):
-			cls = 2
-		case unicode.IsLower(r):
-			cls = 1
-		}
+		cls := runeClass(r)
 		switch {
 		case r == '_' || r == '.' || r == '-':
 			compound = true
@@ -221,6 +227,31 @@ func (t *Tokenizer) word(text string, start, end int, fn EmitFunc) {
 	}
 }
 
+// runeClass sorts a rune of a word for word: 1 lower case, 2 upper case,
+// 3 a digit, 4 anything else; ASCII without a table lookup.
+func runeClass(r rune) int {
+	if r < utf8.RuneSelf {
+		switch {
+		case 'a' <= r && r <= 'z':
+			return 1
+		case 'A' <= r && r <= 'Z':
+			return 2
+		case '0' <= r && r <= '9':
+			return 3
+		}
+		return 4
+	}
+	switch {
+	case unicode.IsDigit(r):
+		return 3
+	case unicode.IsUpper(r):
+		return 2
+	case unicode.IsLower(r):
+		return 1
+	}
+	return 4
+}
+
 // followsCapitals reports whether the rune before w[at:] is upper case: the
 // capital at w[at:] (itself after a capital) ends a run of capitals.
 func followsCapitals(w string, at int) bool {
@@ -245,7 +276,7 @@ func (t *Tokenizer) emitWord(w string, start, end int, class Class, fn EmitFunc)
 	if lx.stop {
 		return
 	}
-	if ascii && !isDigits(b) {
+	if ascii && !t.surface && !isDigits(b) {
 		b = stemBase(b, lx.base)
 	}
 	fn(clip(b), class, start, end)

@@ -120,3 +120,30 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+// TestWordsSpans checks that Words finds the spans of exactly the Latin
+// terms Each finds, in order, on texts of every kind of run.
+func TestWordsSpans(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"The User LIKES the tabs", "painting painted paints runner's happily", "MAX_HISTORY_CHARS maxHistoryChars",
+		"HTTPServer APIs v1.43.0 port 8080 go.mod mango-flavored don't", "Bluebird 什么时候发布 猫 我们的猫",
+		"Café naïve Ｐｙｔｈｏｎ３．１２ ＭＡＸ＿ＣＨＡＲＳ", "a I x 7 ab", "!!! ... ---", "",
+	}
+	var tok Tokenizer
+	for _, text := range texts {
+		var want, got [][2]int
+		tok.Each(text, func(_ []byte, class Class, start, end int) {
+			if class < Bi {
+				want = append(want, [2]int{start, end})
+			}
+		})
+		tok.Words(text, func(start, end int) { got = append(got, [2]int{start, end}) })
+		if !slices.Equal(got, want) {
+			t.Errorf("Words(%q) = %v, want %v", text, got, want)
+		}
+		if terms := Tokenize(text); len(terms) > 0 && len(want) == 0 && !strings.ContainsFunc(text, IsCJK) {
+			t.Errorf("Each(%q) found no Latin term of %v", text, terms)
+		}
+	}
+}

@@ -9,15 +9,21 @@ import (
 )
 
 // tokenBatch is a run of entries tokenized ahead: the dictionary keys and
-// classes of all their terms, and per entry and chunk the span, number of
-// terms and length.
+// classes of all their terms, and the chunks of all the entries in order
+// (entry i's are chunks[first[i]:first[i+1]]), in flat arrays.
 type tokenBatch struct {
 	entries []Doc
-	spans   [][]chunkSpan
-	ntok    [][]int32
-	length  [][]int32
+	first   []int32
+	chunks  []batchChunk
 	keys    []uint64
 	classes []analysis.Class
+}
+
+// batchChunk is one chunk of a tokenBatch: its span, number of terms and
+// length.
+type batchChunk struct {
+	span         chunkSpan
+	ntok, length int32
 }
 
 // tokenizeAll tokenizes entries in batches on all processors and yields the
@@ -59,16 +65,14 @@ func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
 }
 
 func tokenizeBatch(es []Doc) *tokenBatch {
-	b := &tokenBatch{
-		entries: es,
-		spans:   make([][]chunkSpan, len(es)),
-		ntok:    make([][]int32, len(es)),
-		length:  make([][]int32, len(es)),
-	}
+	b := &tokenBatch{entries: es, first: make([]int32, len(es)+1), chunks: make([]batchChunk, 0, len(es))}
 	var tok analysis.Tokenizer
+	var spans []chunkSpan
+	var offs []int
 	for i, e := range es {
-		b.spans[i] = chunkText(e.Text)
-		for _, sp := range b.spans[i] {
+		b.first[i] = int32(len(b.chunks))
+		spans, offs = appendChunks(spans[:0], offs, e.Text)
+		for _, sp := range spans {
 			start := len(b.keys)
 			length := int32(0)
 			tok.Each(lexicon.Fold(e.Text[sp.start:sp.end]), func(term []byte, class analysis.Class, _, _ int) {
@@ -78,10 +82,10 @@ func tokenizeBatch(es []Doc) *tokenBatch {
 					length++
 				}
 			})
-			b.ntok[i] = append(b.ntok[i], int32(len(b.keys)-start))
-			b.length[i] = append(b.length[i], length)
+			b.chunks = append(b.chunks, batchChunk{span: sp, ntok: int32(len(b.keys) - start), length: length})
 		}
 	}
+	b.first[len(es)] = int32(len(b.chunks))
 	return b
 }
 

@@ -21,23 +21,29 @@ type chunkSpan struct {
 // chunkText splits text into overlapping windows. Text of at most ChunkRunes
 // runes is one chunk.
 func chunkText(text string) []chunkSpan {
+	out, _ := appendChunks(nil, nil, text)
+	return out
+}
+
+// appendChunks appends the windows of text (see chunkText) to out. offs is
+// a buffer for the rune offsets of a long text, returned for reuse, so a
+// bulk build allocates no slices per entry.
+func appendChunks(out []chunkSpan, offs []int, text string) ([]chunkSpan, []int) {
 	n := utf8.RuneCountInString(text)
 	if n <= ChunkRunes {
-		return []chunkSpan{{0, len(text), 0}}
+		return append(out, chunkSpan{0, len(text), 0}), offs
 	}
 	// byte offset of every rune, plus len(text) at the end
-	offs := make([]int, 0, n+1)
+	offs = offs[:0]
 	for i := range text {
 		offs = append(offs, i)
 	}
 	offs = append(offs, len(text))
-	var out []chunkSpan
 	step := ChunkRunes - ChunkOverlap
 	for s := 0; ; {
 		e := s + ChunkRunes
 		if e >= n {
-			out = append(out, chunkSpan{offs[s], len(text), s})
-			return out
+			return append(out, chunkSpan{offs[s], len(text), s}), offs
 		}
 		// End at a space within the last 24 runes if there is one, so words
 		// are not cut in two.

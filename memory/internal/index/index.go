@@ -163,11 +163,11 @@ func (ix *Index) PutAll(es []Doc) {
 		for i, e := range b.entries {
 			slot, s := ix.slotFor(e)
 			label := e.Label
-			for ci, sp := range b.spans[i] {
-				n := int(b.ntok[i][ci])
+			for ci, c := range b.chunks[b.first[i]:b.first[i+1]] {
+				n := int(c.ntok)
 				terms := ix.keyTerms(b.keys[k:k+n], b.classes[k:k+n], label)
 				k += n
-				d := ix.addDoc(slot, int32(ci), sp, terms, b.length[i][ci], true)
+				d := ix.addDoc(slot, int32(ci), c.span, terms, c.length, true)
 				s.docs = append(s.docs, d)
 			}
 		}
