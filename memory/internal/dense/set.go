@@ -1,7 +1,6 @@
 package dense
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -367,12 +366,16 @@ func bestRows(rows []rowCos, m int) []rowCos {
 	return h
 }
 
-// better orders rows best first: higher cosine, then lower row.
+// better orders rows best first: higher cosine, then lower row (cosines
+// are never NaN, so plain comparisons do).
 func better(a, b rowCos) int {
-	if c := cmp.Compare(b.cos, a.cos); c != 0 {
-		return c
+	switch {
+	case worse(b, a):
+		return -1
+	case worse(a, b):
+		return 1
 	}
-	return cmp.Compare(a.r, b.r)
+	return 0
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
