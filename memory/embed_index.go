@@ -286,14 +286,15 @@ func (sem *semantic) queryVector(query string, history []string) []float32 {
 // maxQueryHistory is how many earlier messages the query vector takes.
 const maxQueryHistory = 8
 
-// fuseCand is one candidate of a fused search.
+// fuseCand is one candidate of a fused search, small so that ranking
+// them moves little.
 type fuseCand struct {
-	lex     index.Hit // as the words found it; only the ID for a candidate they did not
-	lexRank int       // rank among the lexical hits, -1 when the words did not find it
+	id      string
+	score   float64
+	lexRank int32 // index in the lexical hits, -1 when the words did not find it
+	chunk   int32 // the chunk nearest the query (the lexical one without a vector)
 	cos     float32
 	hasCos  bool
-	chunk   int // the chunk nearest the query (the lexical one without a vector)
-	score   float64
 }
 
 // fused ranks the candidates of both signals by the sum of the BM25 score
@@ -333,21 +334,21 @@ func (x *EntryIndex) fused(sem *semantic, query string, history []string, k int,
 func (x *EntryIndex) fuse(q *dense.Query, found []index.Hit, k int, w float64, cut bool, meaning map[string]float64) []index.Hit {
 	top := q.Top(fuseCandidates)
 	cands := make([]fuseCand, 0, len(found)+len(top))
-	at := make(map[string]int, len(found)+len(top))
+	at := make(map[string]struct{}, len(found)+len(top))
 	for i, h := range found {
-		c := fuseCand{lex: h, lexRank: i, chunk: h.Chunk}
+		c := fuseCand{id: h.ID, lexRank: int32(i), chunk: int32(h.Chunk)}
 		if m, ok := q.Best(h.ID); ok {
-			c.cos, c.hasCos, c.chunk = m.Cos, true, m.Chunk
+			c.cos, c.hasCos, c.chunk = m.Cos, true, int32(m.Chunk)
 		}
-		at[h.ID] = len(cands)
+		at[h.ID] = struct{}{}
 		cands = append(cands, c)
 	}
 	for _, m := range top {
 		if _, ok := at[m.ID]; ok {
 			continue
 		}
-		at[m.ID] = len(cands)
-		cands = append(cands, fuseCand{lex: index.Hit{ID: m.ID}, lexRank: -1, cos: m.Cos, hasCos: true, chunk: m.Chunk})
+		at[m.ID] = struct{}{}
+		cands = append(cands, fuseCand{id: m.ID, lexRank: -1, cos: m.Cos, hasCos: true, chunk: int32(m.Chunk)})
 	}
 	lo, hi := float32(1), float32(-1)
 	for _, c := range cands {
@@ -361,8 +362,8 @@ func (x *EntryIndex) fuse(q *dense.Query, found []index.Hit, k int, w float64, c
 	}
 	for i := range cands {
 		c := &cands[i]
-		if best > 0 {
-			c.score = c.lex.Score / best
+		if best > 0 && c.lexRank >= 0 {
+			c.score = found[c.lexRank].Score / best
 		}
 		if c.hasCos && hi > lo {
 			c.score += w * float64((c.cos-lo)/(hi-lo))
@@ -378,7 +379,7 @@ func (x *EntryIndex) fuse(q *dense.Query, found []index.Hit, k int, w float64, c
 			}
 			return 1
 		}
-		return strings.Compare(a.lex.ID, b.lex.ID)
+		return strings.Compare(a.id, b.id)
 	})
 	out := make([]index.Hit, 0, k)
 	var texts []string
@@ -386,20 +387,21 @@ func (x *EntryIndex) fuse(q *dense.Query, found []index.Hit, k int, w float64, c
 		if len(out) == k {
 			break
 		}
-		if cut && !(c.lexRank >= 0 && c.lex.Relevant) && c.cos < meaningMinCos {
+		lexical := c.lexRank >= 0
+		if cut && !(lexical && found[c.lexRank].Relevant) && c.cos < meaningMinCos {
 			continue
 		}
-		text := x.entries[c.lex.ID].Text
-		if c.lexRank < 0 && slices.Contains(texts, text) {
+		text := x.entries[c.id].Text
+		if !lexical && slices.Contains(texts, text) {
 			continue // the same memory saved twice is shown once
 		}
 		texts = append(texts, text)
-		h := c.lex
-		h.Score = c.score
-		if c.lexRank < 0 {
-			h.Chunk = c.chunk
+		h := index.Hit{ID: c.id, Chunk: int(c.chunk)}
+		if lexical {
+			h = found[c.lexRank]
 		}
-		if c.lexRank < 0 || c.lexRank >= k {
+		h.Score = c.score
+		if !lexical || int(c.lexRank) >= k {
 			meaning[h.ID] = float64(c.cos) // the dense signal brought it
 		}
 		out = append(out, h)

@@ -63,16 +63,16 @@ func readEvalJSONL[T any](b *testing.B, path string) []T {
 }
 
 // evalStore loads memories as `engramctl bench-recall` does: imported facts
-// with IDs in input order, into a fresh in-memory store with the built-in
-// embedder, and builds its index with a first recall and waits for its
-// vectors.
-func evalStore(b *testing.B, mems []evalMemory) *memory.Store {
+// with IDs in input order, into a fresh in-memory store with embedder emb
+// (nil: words only), and builds its index with a first recall and waits for
+// its vectors.
+func evalStore(b *testing.B, mems []evalMemory, emb memory.Embedder) *memory.Store {
 	es := make([]memory.Entry, len(mems))
 	for i, m := range mems {
 		es[i] = memory.Entry{ID: fmt.Sprintf("m%07d", i), Kind: memory.KindFact, Text: m.Text,
 			Source: memory.SourceImport, Created: m.Created, Updated: m.Created}
 	}
-	s := memory.NewInMemory(memory.Options{MaxEntries: max(len(es), 1), Embedder: memory.Builtin()})
+	s := memory.NewInMemory(memory.Options{MaxEntries: max(len(es), 1), Embedder: emb})
 	if _, err := s.AddAll(es); err != nil {
 		b.Fatal(err)
 	}
@@ -86,7 +86,8 @@ func evalStore(b *testing.B, mems []evalMemory) *memory.Store {
 // BenchmarkRecallEvalSet measures what `engramctl bench-recall --k 50` does
 // on the first LoCoMo conversation of the eval set: build loads the
 // memories into a store and builds its index; query is one recall of the
-// set's queries, in turn (p50-us is the per-query median).
+// set's queries, in turn (p50-us is the per-query median), fused with the
+// built-in embedder; query-words is the same by words only (--dense none).
 func BenchmarkRecallEvalSet(b *testing.B) {
 	base := filepath.Join(evalDir, "locomo", "conv-26")
 	mems := readEvalJSONL[evalMemory](b, base+".memories.jsonl")
@@ -97,23 +98,27 @@ func BenchmarkRecallEvalSet(b *testing.B) {
 	b.Run("build", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			evalStore(b, mems)
+			evalStore(b, mems, memory.Builtin())
 		}
 	})
-	b.Run("query", func(b *testing.B) {
-		s := evalStore(b, mems)
-		opts := memory.RecallOptions{K: 50, NoCutoff: true}
-		lat := make([]time.Duration, 0, b.N)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			q := queries[i%len(queries)]
-			t := time.Now()
-			s.Recall(q.Query, q.History, opts)
-			lat = append(lat, time.Since(t))
+	query := func(emb memory.Embedder) func(b *testing.B) {
+		return func(b *testing.B) {
+			s := evalStore(b, mems, emb)
+			opts := memory.RecallOptions{K: 50, NoCutoff: true}
+			lat := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				q := queries[i%len(queries)]
+				t := time.Now()
+				s.Recall(q.Query, q.History, opts)
+				lat = append(lat, time.Since(t))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Microsecond), "p50-us")
 		}
-		b.StopTimer()
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Microsecond), "p50-us")
-	})
+	}
+	b.Run("query", query(memory.Builtin()))
+	b.Run("query-words", query(nil))
 }

@@ -1,9 +1,6 @@
 package dense
 
-import (
-	"cmp"
-	"slices"
-)
+import "slices"
 
 // A search compares the query with about scanRows chunk vectors, whatever
 // the size of the set, so its cost stays near a hundred microseconds: a
@@ -114,7 +111,16 @@ func (cl *clusters) probe(p *Query, fn func(r int32)) {
 		// The cosine of the query and the centroid, both less the mean.
 		order[c] = near{c, (dotF(p.q, cl.cent[c*s.dim:(c+1)*s.dim]) - p.qm) * cl.norm[c]}
 	}
-	slices.SortFunc(order, func(a, b near) int { return cmp.Compare(b.cos, a.cos) })
+	slices.SortFunc(order, func(a, b near) int {
+		// Nearest first; cosines are never NaN, so plain comparisons do.
+		switch {
+		case a.cos > b.cos:
+			return -1
+		case a.cos < b.cos:
+			return 1
+		}
+		return a.c - b.c
+	})
 	seen := 0
 	for _, o := range order {
 		for _, r := range cl.lists[o.c] {

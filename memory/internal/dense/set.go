@@ -21,6 +21,7 @@ type Set struct {
 	scale []float32 // by row
 	norm2 []float32 // by row: the squared length of the quantised vector
 	dotM  []float32 // by row: the vector's dot product with mean
+	den   []float32 // by row: |v−mean| (see cos), 0 for a row at the mean
 	rows  map[string][]int32
 	sum   []float64 // of the rows' vectors
 	// mean is the rows' mean as of the last Refresh, and dotM is computed
@@ -75,8 +76,9 @@ func (s *Set) Put(id string, vecs [][]float32) {
 		s.scale = append(s.scale, sc)
 		s.norm2 = append(s.norm2, sc*sc*norm8(s.vecs[int(r)*s.dim:int(r+1)*s.dim]))
 		s.dotM = append(s.dotM, 0)
+		s.den = append(s.den, 0)
 		s.addSum(r, 1)
-		s.dotM[r] = s.withMean(r)
+		s.setMean(r)
 		rows = append(rows, r)
 		if s.cl != nil {
 			s.cl.add(s, r)
@@ -119,6 +121,7 @@ func (s *Set) Delete(id string) {
 		s.scale = s.scale[:last]
 		s.norm2 = s.norm2[:last]
 		s.dotM = s.dotM[:last]
+		s.den = s.den[:last]
 		s.vecs = s.vecs[:int(last)*s.dim]
 	}
 	s.changed += len(rows)
@@ -128,7 +131,7 @@ func (s *Set) Delete(id string) {
 func (s *Set) move(from, to int32) {
 	id := s.owner[from]
 	s.owner[to], s.chunk[to], s.scale[to] = id, s.chunk[from], s.scale[from]
-	s.norm2[to], s.dotM[to] = s.norm2[from], s.dotM[from]
+	s.norm2[to], s.dotM[to], s.den[to] = s.norm2[from], s.dotM[from], s.den[from]
 	copy(s.vecs[int(to)*s.dim:int(to+1)*s.dim], s.vecs[int(from)*s.dim:int(from+1)*s.dim])
 	if s.cl != nil {
 		s.cl.move(from, to)
@@ -149,9 +152,15 @@ func (s *Set) addSum(r int32, sign float64) {
 	}
 }
 
-// withMean is row r's dot product with the current mean.
-func (s *Set) withMean(r int32) float32 {
-	return s.scale[r] * dot8(s.mean, s.vecs[int(r)*s.dim:int(r+1)*s.dim])
+// setMean computes what cos needs of row r and the current mean: their
+// dot product, and the length of the row less the mean, |v−m|, from
+// |v−m|² = |v|² − 2v·m + m·m.
+func (s *Set) setMean(r int32) {
+	s.dotM[r] = s.scale[r] * dot8(s.mean, s.vecs[int(r)*s.dim:int(r+1)*s.dim])
+	s.den[r] = 0
+	if rest := s.norm2[r] - 2*s.dotM[r] + s.meanSq; rest > 1e-6 {
+		s.den[r] = sqrt32(rest)
+	}
 }
 
 // Refresh recomputes the mean if the rows changed by more than a tenth
@@ -170,7 +179,7 @@ func (s *Set) Refresh() {
 	}
 	s.meanSq = dotF(s.mean, s.mean)
 	for r := range s.owner {
-		s.dotM[r] = s.withMean(int32(r))
+		s.setMean(int32(r))
 	}
 	if s.cl != nil {
 		s.cl.refresh(s)
@@ -193,6 +202,9 @@ type Query struct {
 	qs float32
 	qm float32 // q·mean
 	ok bool
+	// byRow holds the cosine of every row once Top has scanned the whole
+	// set, for Best to read.
+	byRow []float32
 }
 
 // Prepare readies q (Dim values of the set) for comparing with the set's
@@ -227,16 +239,15 @@ func (s *Set) Prepare(q []float32) *Query {
 }
 
 // cos is the cosine of the query and row r, both less the mean:
-// (q'·(v−m)) / |v−m| with q' unit, and |v−m|² = |v|² − 2v·m + m·m.
+// (q'·(v−m)) / |v−m| with q' unit, q'·(v−m) = q'·v − q'·m.
 func (p *Query) cos(r int32) float32 {
 	s := p.s
-	v := s.vecs[int(r)*s.dim : int(r+1)*s.dim]
-	d := s.scale[r]*p.qs*float32(dotI(p.qi, v)) - p.qm
-	rest := s.norm2[r] - 2*s.dotM[r] + s.meanSq
-	if rest <= 1e-6 {
+	den := s.den[r]
+	if den == 0 {
 		return 0
 	}
-	return d / sqrt32(rest)
+	v := s.vecs[int(r)*s.dim : int(r+1)*s.dim]
+	return (s.scale[r]*p.qs*float32(dotI(p.qi, v)) - p.qm) / den
 }
 
 // Best returns the cosine of entry id's best chunk and that chunk; ok is
@@ -246,7 +257,12 @@ func (p *Query) Best(id string) (m Match, ok bool) {
 		return Match{}, false
 	}
 	for _, r := range p.s.rows[id] {
-		c := p.cos(r)
+		var c float32
+		if p.byRow != nil {
+			c = p.byRow[r]
+		} else {
+			c = p.cos(r)
+		}
 		if !ok || c > m.Cos {
 			m, ok = Match{ID: id, Chunk: int(p.s.chunk[r]), Cos: c}, true
 		}
@@ -265,8 +281,10 @@ func (p *Query) Top(n int) []Match {
 	var scored []rowCos
 	if s.cl == nil {
 		scored = make([]rowCos, len(s.owner))
+		p.byRow = make([]float32, len(s.owner))
 		for r := range s.owner {
-			scored[r] = rowCos{int32(r), p.cos(int32(r))}
+			c := p.cos(int32(r))
+			scored[r], p.byRow[r] = rowCos{int32(r), c}, c
 		}
 	} else {
 		scored = make([]rowCos, 0, scanRows+scanRows/2)
@@ -308,7 +326,7 @@ func worse(a, b rowCos) bool { return a.cos < b.cos || a.cos == b.cos && a.r > b
 // the best seen so far; rows is reordered.
 func bestRows(rows []rowCos, m int) []rowCos {
 	if m >= len(rows) {
-		slices.SortFunc(rows, func(a, b rowCos) int { return cmpRow(b, a) })
+		slices.SortFunc(rows, better)
 		return rows
 	}
 	h := make([]rowCos, 0, m)
@@ -344,15 +362,17 @@ func bestRows(rows []rowCos, m int) []rowCos {
 			i = least
 		}
 	}
-	slices.SortFunc(h, func(a, b rowCos) int { return cmpRow(b, a) })
+	slices.SortFunc(h, better)
 	return h
 }
 
-func cmpRow(a, b rowCos) int {
+// better orders rows best first: higher cosine, then lower row (cosines
+// are never NaN, so plain comparisons do).
+func better(a, b rowCos) int {
 	switch {
-	case worse(a, b):
-		return -1
 	case worse(b, a):
+		return -1
+	case worse(a, b):
 		return 1
 	}
 	return 0
@@ -386,19 +406,20 @@ func dot8(a []float32, v []int8) float32 {
 
 // dotI is the dot product of a quantised query and a row, in integers:
 // 16-bit by 8-bit products summed over at most a few hundred dimensions fit
-// 32 bits.
+// 32 bits. Eight at a time, on slices cut as they go, so that the compiler
+// checks no bound in the loop.
 func dotI(a []int32, v []int8) int32 {
 	v = v[:len(a)]
 	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * int32(v[i])
-		s1 += a[i+1] * int32(v[i+1])
-		s2 += a[i+2] * int32(v[i+2])
-		s3 += a[i+3] * int32(v[i+3])
+	for len(a) >= 8 && len(v) >= 8 {
+		s0 += a[0]*int32(v[0]) + a[4]*int32(v[4])
+		s1 += a[1]*int32(v[1]) + a[5]*int32(v[5])
+		s2 += a[2]*int32(v[2]) + a[6]*int32(v[6])
+		s3 += a[3]*int32(v[3]) + a[7]*int32(v[7])
+		a, v = a[8:], v[8:]
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * int32(v[i])
+	for i, x := range a {
+		s0 += x * int32(v[i])
 	}
 	return s0 + s1 + s2 + s3
 }
