@@ -82,6 +82,9 @@ func TestRemovalsSurviveAnotherWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := b.readIn(id); err != nil { // in memory, as a chat b has changed is
+		t.Fatal(err)
+	}
 
 	// a deletes a1 and branches off u2 and a2 (an edit of u2).
 	if err := a.Update(id, func(c *Chat) bool {

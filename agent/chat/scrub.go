@@ -302,7 +302,7 @@ func (cs *Store) scrubOne(id string) error {
 	cs.mu.Lock()
 	var mine *Chat
 	var ver uint64
-	if m := cs.chats[id]; m != nil {
+	if m := cs.chats[id]; m != nil && !cs.partial[id] { // a partial chat is its file
 		c := *m
 		mine, ver = &c, cs.ver[id]
 	}
@@ -325,7 +325,7 @@ func (cs *Store) scrubOne(id string) error {
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if m := cs.chats[id]; m != nil {
+	if m := cs.chats[id]; m != nil && !cs.partial[id] {
 		if wrote {
 			*m = mergeChat(out, *m)
 		}

@@ -15,28 +15,33 @@ import (
 	"unicode"
 )
 
-// Store keeps the chats in memory and one file per chat on disk. A
-// change applies in memory at once; its file write may follow (Persist), and
-// writes of one chat never go back to an older version.
+// Store keeps one file per chat on disk and the chats in memory: their
+// headers (Info) from the start, their messages once the chat is changed.
+// A chat only read (Get, Search) is read from its file each time, so a
+// thousand chats cost their headers, not their messages. A change applies
+// in memory at once; its file write may follow (Persist), and writes of one
+// chat never go back to an older version.
 type Store struct {
 	dir string
 	now func() time.Time
 
-	mu    sync.Mutex
-	chats map[string]*Chat
-	ver   map[string]uint64 // in-memory version of each chat
-	errs  []error           // files that could not be read at load
-	forms []scrubForm       // the texts of forgotten memories (see Scrub), longest first
+	mu      sync.Mutex
+	chats   map[string]*Chat
+	partial map[string]bool   // chats whose messages are only in their file
+	ver     map[string]uint64 // in-memory version of each chat
+	errs    []error           // files that could not be read at load
+	forms   []scrubForm       // the texts of forgotten memories (see Scrub), longest first
 
 	wmu     sync.Mutex        // serialises file writes and removals
 	written map[string]uint64 // version of each chat on disk
 }
 
-// Load reads every chat file of dir (a missing dir is no chats). Files
-// that do not parse are skipped and remembered (see LoadErrors).
+// Load reads the header of every chat file of dir (a missing dir is no
+// chats); the messages stay in the files until a chat is read or changed.
+// Files that do not parse are skipped and remembered (see LoadErrors).
 func Load(dir string, now func() time.Time) (*Store, error) {
-	cs := &Store{dir: dir, now: now, chats: map[string]*Chat{}, ver: map[string]uint64{},
-		written: map[string]uint64{}}
+	cs := &Store{dir: dir, now: now, chats: map[string]*Chat{}, partial: map[string]bool{},
+		ver: map[string]uint64{}, written: map[string]uint64{}}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cs, nil
@@ -44,18 +49,20 @@ func Load(dir string, now func() time.Time) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load chats %s: %w", dir, err)
 	}
+	var buf []byte
 	for _, e := range ents {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".json") || !validID(strings.TrimSuffix(name, ".json")) {
 			continue
 		}
-		path := filepath.Join(dir, name)
-		c, err := readChatFile(path)
+		var info Info
+		info, buf, err = readChatHeader(filepath.Join(dir, name), buf)
 		if err != nil {
 			cs.errs = append(cs.errs, fmt.Errorf("load chat: %w", err))
 			continue
 		}
-		cs.chats[c.ID] = &c
+		cs.chats[info.ID] = &Chat{Info: info}
+		cs.partial[info.ID] = true
 	}
 	removeStaleTemps(dir, now())
 	return cs, nil
@@ -142,14 +149,21 @@ func (cs *Store) List() []Info {
 	return out
 }
 
-// Get returns a deep enough copy of a chat that the caller may keep it.
+// Get returns a deep enough copy of a chat that the caller may keep it. A
+// chat whose messages are not in memory is read from its file, and stays
+// out of memory.
 func (cs *Store) Get(id string) (Chat, error) {
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
 	c, ok := cs.chats[id]
-	if !ok {
-		return Chat{}, fmt.Errorf("chat %q: %w", id, ErrNotFound)
+	partial := cs.partial[id]
+	if !ok || partial {
+		cs.mu.Unlock()
+		if !ok {
+			return Chat{}, fmt.Errorf("chat %q: %w", id, ErrNotFound)
+		}
+		return cs.readPartial(id)
 	}
+	defer cs.mu.Unlock()
 	out := *c
 	out.Messages = append([]Message(nil), c.Messages...)
 	out.Branches = append([]Branch(nil), c.Branches...)
@@ -183,6 +197,9 @@ func (cs *Store) Update(id string, fn func(c *Chat) bool) error {
 // persist (0 when fn changed nothing). What fn adds is scrubbed of the
 // memories the store forgot (see Scrub).
 func (cs *Store) Change(id string, fn func(c *Chat) bool) (Chat, uint64, error) {
+	if err := cs.readIn(id); err != nil {
+		return Chat{}, 0, err
+	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	c, ok := cs.chats[id]
@@ -230,6 +247,7 @@ func (cs *Store) Persist(c Chat, ver uint64) error {
 	if m := cs.chats[c.ID]; m != nil {
 		*m = mergeChat(merged, *m)
 		scrubChat(m, cs.forms)
+		delete(cs.partial, c.ID)
 	}
 	cs.mu.Unlock()
 	return nil
@@ -242,6 +260,7 @@ func (cs *Store) Remove(id string) error {
 	cs.mu.Lock()
 	c, ok := cs.chats[id]
 	delete(cs.chats, id)
+	delete(cs.partial, id)
 	cs.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("chat %q: %w", id, ErrNotFound)
