@@ -4,11 +4,11 @@
 // BASE=<commit>` runs, and how a performance claim is made: on a noisy
 // machine only medians of interleaved runs compare.
 //
-// The base is checked out with `git worktree add` beside the repository (so
-// the relative paths tests use, such as ../../shared/eval, resolve the same
-// way) and removed afterwards. Each benchmark runs in a process of its own,
-// base and head alternating, so a process's peak resident memory (maxrss-MB)
-// is that benchmark's.
+// The base is checked out with `git worktree add` in a new folder beside
+// the repository (so the relative paths tests use, such as
+// ../../shared/eval, resolve the same way) and removed afterwards. Each
+// benchmark runs in a process of its own, base and head alternating, so a
+// process's peak resident memory (maxrss-MB) is that benchmark's.
 package main
 
 import (
@@ -75,8 +75,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	baseTree := filepath.Join(filepath.Dir(head), ".bench-base-"+sha)
+	// A folder of its own, so two comparisons against one base can run at
+	// once (git adds a worktree into an empty folder).
+	baseTree, err := os.MkdirTemp(filepath.Dir(head), ".bench-base-"+sha+"-")
+	if err != nil {
+		return fmt.Errorf("folder for the base: %w", err)
+	}
 	if _, err := gitOutput(ctx, head, "worktree", "add", "--detach", "--force", baseTree, sha); err != nil {
+		os.Remove(baseTree)
 		return err
 	}
 	defer gitOutput(context.Background(), head, "worktree", "remove", "--force", baseTree)
