@@ -132,3 +132,37 @@ func (cl *clusters) probe(p *Query, fn func(r int32)) {
 		}
 	}
 }
+
+// gather renumbers the rows cluster by cluster, each cluster's in the order
+// of its list, so that a search reads the rows of the clusters it probes
+// one after another in memory rather than scattered over the whole set
+// (at a hundred thousand rows, a cache miss each). Rows put later join the
+// end until the next refresh gathers them too.
+func (s *Set) gather() {
+	cl := s.cl
+	n := len(s.owner)
+	renum := make([]int32, n) // by old row: its new number
+	next := int32(0)
+	for c, list := range cl.lists {
+		for i, r := range list {
+			renum[r] = next
+			cl.of[next], cl.at[next] = int32(c), int32(i)
+			list[i] = next
+			next++
+		}
+	}
+	owner, chunk := make([]string, n), make([]int32, n)
+	scale, norm2, dotM, den := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	vecs := make([]int8, n*s.dim)
+	for r, to := range renum {
+		owner[to], chunk[to], scale[to] = s.owner[r], s.chunk[r], s.scale[r]
+		norm2[to], dotM[to], den[to] = s.norm2[r], s.dotM[r], s.den[r]
+		copy(vecs[int(to)*s.dim:int(to+1)*s.dim], s.vecs[r*s.dim:(r+1)*s.dim])
+	}
+	s.owner, s.chunk, s.scale, s.norm2, s.dotM, s.den, s.vecs = owner, chunk, scale, norm2, dotM, den, vecs
+	for _, rows := range s.rows {
+		for i, r := range rows {
+			rows[i] = renum[r]
+		}
+	}
+}

@@ -183,6 +183,7 @@ func (s *Set) Refresh() {
 	}
 	if s.cl != nil {
 		s.cl.refresh(s)
+		s.gather()
 	}
 	s.changed, s.atRows, s.fresh = 0, len(s.owner), true
 }

@@ -166,7 +166,7 @@ func BenchmarkEmbed(b *testing.B) {
 
 func BenchmarkTop(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 100000} {
 		s := NewSet(Dim)
 		for i := range n {
 			s.Put(fmt.Sprintf("e%06d", i), [][]float32{randVec(r, Dim)})
@@ -250,5 +250,55 @@ func TestSetClusters(t *testing.T) {
 	}
 	if found < 60 {
 		t.Errorf("a memory's own vector found it first %d times of 67", found)
+	}
+}
+
+// TestGatherKeepsResults: renumbering the rows cluster by cluster (as a
+// refresh of a clustered set does) leaves every cluster's rows consecutive
+// and changes no search's result.
+func TestGatherKeepsResults(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	s := NewSet(Dim)
+	for i := range clusterRows + 700 {
+		vecs := [][]float32{randVec(r, Dim)}
+		if i%5 == 0 {
+			vecs = append(vecs, randVec(r, Dim))
+		}
+		s.Put(fmt.Sprintf("e%05d", i), vecs)
+	}
+	s.Refresh()
+	for i := 0; i < 300; i += 2 {
+		s.Delete(fmt.Sprintf("e%05d", i))
+	}
+	for i := range 200 {
+		s.Put(fmt.Sprintf("f%05d", i), [][]float32{randVec(r, Dim)})
+	}
+	queries := make([][]float32, 20)
+	before := make([][]Match, len(queries))
+	for i := range queries {
+		queries[i] = randVec(r, Dim)
+		before[i] = s.Prepare(queries[i]).Top(50)
+	}
+	s.gather()
+	checkClusters(t, s)
+	next := int32(0)
+	for c, list := range s.cl.lists {
+		for _, row := range list {
+			if row != next {
+				t.Fatalf("cluster %d holds row %d, want %d", c, row, next)
+			}
+			next++
+		}
+	}
+	for i, q := range queries {
+		p := s.Prepare(q)
+		if after := p.Top(50); !slices.Equal(after, before[i]) {
+			t.Fatalf("query %d: Top after gathering\n%v\nwant\n%v", i, after, before[i])
+		}
+		for _, m := range before[i] {
+			if b, ok := p.Best(m.ID); !ok || b.Cos < m.Cos {
+				t.Fatalf("query %d: Best(%s) = %v, %v; Top had %v", i, m.ID, b, ok, m)
+			}
+		}
 	}
 }
