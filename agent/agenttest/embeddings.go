@@ -64,6 +64,13 @@ func (f *Fake) DelayEmbeddings(d time.Duration) {
 	f.mu.Unlock()
 }
 
+// SetEmbedModels changes Fake.EmbedModels while the fake serves.
+func (f *Fake) SetEmbedModels(models ...string) {
+	f.mu.Lock()
+	f.EmbedModels = models
+	f.mu.Unlock()
+}
+
 // SetEmbedDim changes the size of the vectors from now on, as when the
 // model behind a name is replaced.
 func (f *Fake) SetEmbedDim(dim int) {
