@@ -33,17 +33,18 @@ const cacheFormat = "engram-embeddings/1"
 // text's key followed by its vector (Dim little-endian float32s). Only the
 // keys and the offsets of their vectors are kept in memory; a vector is
 // read from the file when it is asked for. Records are appended one batch
-// per write; a record cut short (a crash while writing) is dropped when
-// the file is opened. It is safe for concurrent use.
+// per write (O_APPEND, so that two processes, the app and engramctl memory
+// reindex, may add to the same file); a record cut short (a crash while
+// writing) is dropped when the file is opened. It is safe for concurrent
+// use.
 type cache struct {
 	path  string
 	model string
 
-	mu   sync.Mutex
-	f    *os.File // nil until the first record, for a new file
-	dim  int      // 0 until known
-	at   map[key]int64
-	size int64 // where the next record goes
+	mu  sync.Mutex
+	f   *os.File // nil until the first record, for a new file
+	dim int      // 0 until known
+	at  map[key]int64
 }
 
 // cachePath is the file of model's vectors in dir: the model's name is
@@ -58,7 +59,7 @@ func cachePath(dir, model string) string {
 // over: it is only a cache.
 func openCache(dir, model string) (*cache, error) {
 	c := &cache{path: cachePath(dir, model), model: model, at: map[key]int64{}}
-	f, err := os.OpenFile(c.path, os.O_RDWR, 0)
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -97,10 +98,11 @@ func (c *cache) load(f *os.File) error {
 		c.at[k] = off + int64(len(k))
 		off += int64(len(rec))
 	}
-	if err := f.Truncate(off); err != nil {
-		return fmt.Errorf("cut the last record: %w", err)
+	if fi, err := f.Stat(); err == nil && fi.Size() > off {
+		if err := f.Truncate(off); err != nil {
+			return fmt.Errorf("cut the last record: %w", err)
+		}
 	}
-	c.size = off
 	return nil
 }
 
@@ -139,7 +141,7 @@ func (c *cache) put(keys []key, vecs [][]float32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.f == nil {
-		if err := c.resetLocked(len(vecs[0])); err != nil {
+		if err := c.createLocked(len(vecs[0])); err != nil {
 			return err
 		}
 	}
@@ -153,13 +155,17 @@ func (c *cache) put(keys []key, vecs [][]float32) error {
 			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
 		}
 	}
-	if _, err := c.f.WriteAt(buf, c.size); err != nil {
+	if _, err := c.f.Write(buf); err != nil {
 		return fmt.Errorf("write embedding cache: %w", err)
 	}
-	for i, k := range keys {
-		c.at[k] = c.size + int64(i*c.recordSize()+sha256.Size)
+	end, err := c.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("write embedding cache: %w", err)
 	}
-	c.size += int64(len(buf))
+	start := end - int64(len(buf)) // another process may have appended since
+	for i, k := range keys {
+		c.at[k] = start + int64(i*c.recordSize()+sha256.Size)
+	}
 	return nil
 }
 
@@ -177,7 +183,7 @@ func (c *cache) resetLocked(dim int) error {
 		_ = c.f.Close()
 		c.f = nil
 	}
-	c.at, c.size, c.dim = map[key]int64{}, 0, 0
+	c.at, c.dim = map[key]int64{}, 0
 	if dim == 0 {
 		if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("reset embedding cache: %w", err)
@@ -187,17 +193,42 @@ func (c *cache) resetLocked(dim int) error {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return fmt.Errorf("create embedding cache: %w", err)
 	}
-	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("create embedding cache: %w", err)
 	}
+	return c.writeHeader(f, dim)
+}
+
+// createLocked opens the cache file for a first put: the file another
+// process created meanwhile, or else a new one.
+func (c *cache) createLocked(dim int) error {
+	if f, err := os.OpenFile(c.path, os.O_RDWR|os.O_APPEND, 0); err == nil {
+		if err := c.load(f); err == nil && c.dim == dim {
+			c.f = f
+			return nil
+		}
+		_ = f.Close()
+		return c.resetLocked(dim)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return fmt.Errorf("create embedding cache: %w", err)
+	}
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return c.resetLocked(dim) // created meanwhile, but not usable
+	}
+	return c.writeHeader(f, dim)
+}
+
+// writeHeader starts the new file f of vectors of dim values.
+func (c *cache) writeHeader(f *os.File, dim int) error {
 	h, _ := json.Marshal(cacheHeader{Format: cacheFormat, Model: c.model, Dim: dim})
-	h = append(h, '\n')
-	if _, err := f.Write(h); err != nil {
+	if _, err := f.Write(append(h, '\n')); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("create embedding cache: %w", err)
 	}
-	c.f, c.dim, c.size = f, dim, int64(len(h))
+	c.f, c.dim = f, dim
 	return nil
 }
 

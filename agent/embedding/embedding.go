@@ -141,7 +141,11 @@ func (e *Embedder) Close() error {
 // others asked of the endpoint in requests of at most BatchSize texts and
 // cached. A blank text has no vector (nil). An error of the endpoint, or
 // an answer that does not fit (another dimension than the model's), is
-// returned; the vectors of the requests before it stay cached.
+// returned; the vectors of the requests before it stay cached. A call of
+// a few texts (a query with its history, or one memory) that outlasts the
+// query timeout returns without the vectors it waited for (nil), so that a
+// turn is recalled by words and a memory waits for its vector until the
+// next start, instead of semantic recall stopping for the whole store.
 func (e *Embedder) Embed(texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var missing []string
@@ -178,7 +182,11 @@ func (e *Embedder) Embed(texts []string) ([][]float32, error) {
 		end := min(start+e.cfg.BatchSize, len(missing))
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		vecs, err := e.request(ctx, missing[start:end])
+		timedOut := ctx.Err() == context.DeadlineExceeded
 		cancel()
+		if err != nil && timedOut && len(texts) <= queryTexts {
+			return out, nil // no vector for what is late, rather than no semantic recall at all
+		}
 		if err != nil {
 			return nil, err
 		}

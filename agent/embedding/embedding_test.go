@@ -193,17 +193,30 @@ func TestFailuresAreErrors(t *testing.T) {
 	}
 }
 
-func TestQueryTimeout(t *testing.T) {
+func TestTimeouts(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	e, err := embedding.New(context.Background(), embedding.Config{BaseURL: srv.BaseURL(), Model: "embed-a",
-		HTTPClient: srv.Client(), QueryTimeout: 50 * time.Millisecond})
+	cfg := embedding.Config{BaseURL: srv.BaseURL(), Model: "embed-a", HTTPClient: srv.Client(),
+		CacheDir: t.TempDir(), QueryTimeout: 50 * time.Millisecond}
+	query, err := embedding.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.QueryTimeout, cfg.BatchTimeout = time.Hour, 50*time.Millisecond
+	batch, err := embedding.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := query.Embed([]string{"an earlier message"}); err != nil {
+		t.Fatal(err)
+	}
 	srv.DelayEmbeddings(time.Minute)
-	if _, err := e.Embed([]string{"a query"}); err == nil {
-		t.Fatal("a query the endpoint does not answer did not time out")
+	got, err := query.Embed([]string{"a query", "an earlier message"})
+	if err != nil || got[0] != nil || got[1] == nil {
+		t.Fatalf("a query the endpoint does not answer in time: %v, vectors %v", err, got)
+	}
+	if _, err := batch.Embed(texts(20)); err == nil {
+		t.Fatal("a batch the endpoint does not answer in time did not fail")
 	}
 }
 
@@ -253,5 +266,36 @@ func TestStoreRecallsThroughTheEndpoint(t *testing.T) {
 	}
 	if hits := st3.Search("cello", 3); len(hits) != 1 {
 		t.Fatalf("recall by words after the failure = %+v", hits)
+	}
+}
+
+// TestTwoWritersShareACache: the app and engramctl memory reindex may add
+// to the same cache file at once; neither overwrites the other's vectors.
+func TestTwoWritersShareACache(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	dir := t.TempDir()
+	a := newEmbedder(t, srv, "embed-a", dir)
+	b := newEmbedder(t, srv, "embed-a", dir)
+	in := texts(12)
+	for i, text := range in {
+		e := a
+		if i%2 == 1 {
+			e = b
+		}
+		if _, err := e.Embed([]string{text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range []*embedding.Embedder{a, b, newEmbedder(t, srv, "embed-a", dir)} {
+		got, err := e.Embed(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range in {
+			if !slices.Equal(got[i], agenttest.BagOfWords("embed-a", text, 32)) {
+				t.Fatalf("vector %d is wrong", i)
+			}
+		}
 	}
 }
