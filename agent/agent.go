@@ -123,6 +123,8 @@ type Agent struct {
 
 	toolServers *mcptools.Manager // the MCP servers of mcp.json; nil unless Options.ToolServers
 	approvals   approvals         // their calls waiting for the person (toolservers.go)
+
+	sem semanticState // the embedder of semantic recall (settings.go)
 }
 
 // errClosed is returned by the methods that need the agent after Close.
@@ -193,6 +195,7 @@ func New(opts Options) (*Agent, error) {
 		a.events.emit(Notice{Text: w.English(), Words: w})
 	}
 	a.global = a.watch(st, ScopeGlobal, "")
+	a.applySemantic(a.cfg)
 	a.startLive()
 	if opts.ToolServers {
 		a.startToolServers()
@@ -243,6 +246,7 @@ func (a *Agent) SetConfig(c Config) error {
 	a.mu.Lock()
 	a.cfg = cfg
 	a.mu.Unlock()
+	a.applySemantic(cfg)
 	return nil
 }
 
@@ -397,6 +401,7 @@ func (a *Agent) Close() error {
 		}
 	}
 	a.mu.Unlock()
+	errs = append(errs, a.closeSemantic())
 	a.events.close()
 	return errors.Join(errs...)
 }

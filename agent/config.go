@@ -56,6 +56,10 @@ type Config struct {
 	// Language is the window's language: "" follows the system, "en" or
 	// "zh-Hans" choose one.
 	Language string `json:"language,omitempty"`
+	// SemanticRecall is the model semantic recall embeds with: "builtin"
+	// (or "", the default) for the built-in one, or an embedding model of
+	// the endpoint (see Agent.applySemantic).
+	SemanticRecall string `json:"semantic_recall,omitempty"`
 }
 
 // Defaults for the zero fields of a Config.
@@ -296,6 +300,10 @@ func (p Paths) GlobalInstructions() string { return filepath.Join(p.ConfigDir, "
 func (p Paths) ProjectMemory(projectDir string) string {
 	return memory.ProjectPath(p.ConfigDir, projectDir)
 }
+
+// EmbeddingsDir holds the vectors of the endpoint's embedding models, one
+// cache file per model: <StateDir>/embeddings.
+func (p Paths) EmbeddingsDir() string { return filepath.Join(p.StateDir, "embeddings") }
 
 // LearnProgress is the file where Learn records how far it got:
 // <StateDir>/learn.json.

@@ -163,6 +163,7 @@ func (a *Agent) configFileChanged() {
 	a.mu.Unlock()
 	if changed {
 		a.notice("", KeyConfigChanged)
+		a.applySemantic(cfg)
 	}
 }
 

@@ -2,7 +2,12 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
+
+	"engram/agent/embedding"
+	"engram/memory"
 )
 
 // ConfigSources says where the endpoint, key and model in use come from.
@@ -48,4 +53,178 @@ func (a *Agent) ModelsAt(ctx context.Context, baseURL, apiKey string) ([]string,
 		return nil, classify(err, "")
 	}
 	return ids, nil
+}
+
+// SemanticBuiltin is the Config.SemanticRecall of the built-in model.
+const SemanticBuiltin = "builtin"
+
+// semanticState is the embedder semantic recall uses and the one the
+// config asks for. Each change of what is asked starts a new generation;
+// what an older one finds out afterwards is dropped.
+type semanticState struct {
+	mu      sync.Mutex
+	applied bool
+	want    semanticWant
+	gen     int
+	emb     memory.Embedder       // nil: Options.Memory.Embedder
+	opened  []*embedding.Embedder // closed with the agent
+	wg      sync.WaitGroup        // the goroutines that set it up and watch it
+	current *embedding.Embedder   // the endpoint's embedder in use, if any
+}
+
+// semanticWant is the endpoint embedding model the config asks for; the
+// zero value is the built-in model.
+type semanticWant struct{ base, key, model string }
+
+func semanticOf(c Config) semanticWant {
+	m := strings.TrimSpace(c.SemanticRecall)
+	if m == "" || m == SemanticBuiltin || c.BaseURL == "" {
+		return semanticWant{}
+	}
+	return semanticWant{c.BaseURL, c.APIKey, m}
+}
+
+// embedder is the embedder a store opened now gets.
+func (a *Agent) embedder() memory.Embedder {
+	a.sem.mu.Lock()
+	defer a.sem.mu.Unlock()
+	if a.sem.emb == nil {
+		return a.opts.Memory.Embedder
+	}
+	return a.sem.emb
+}
+
+// applySemantic makes the stores embed with the model c.SemanticRecall
+// names. An endpoint's model is set up in the background (its cache
+// opened, its dimension learnt); until it is ready, and whenever it fails,
+// the stores use Options.Memory.Embedder (the built-in model), with a
+// notice for the failure. Nothing changes when c asks for what is in use.
+func (a *Agent) applySemantic(c Config) {
+	want := semanticOf(c)
+	a.sem.mu.Lock()
+	if a.ctx.Err() != nil || a.sem.applied && want == a.sem.want {
+		a.sem.mu.Unlock()
+		return
+	}
+	a.sem.applied, a.sem.want = true, want
+	a.sem.gen++
+	gen := a.sem.gen
+	a.sem.wg.Add(1)
+	a.sem.mu.Unlock()
+	if want.model == "" {
+		a.useEmbedder(gen, nil)
+		a.sem.wg.Done()
+		return
+	}
+	go func() {
+		defer a.sem.wg.Done()
+		e, err := embedding.New(a.ctx, embedding.Config{BaseURL: want.base, APIKey: want.key, Model: want.model,
+			CacheDir: a.opts.Paths.EmbeddingsDir(), HTTPClient: a.opts.HTTPClient})
+		if err != nil {
+			a.semanticFailed(gen, want.model, err)
+			return
+		}
+		a.sem.mu.Lock()
+		a.sem.opened = append(a.sem.opened, e)
+		a.sem.mu.Unlock()
+		if a.useEmbedder(gen, e) {
+			for _, ss := range a.openStores() {
+				a.watchSemantic(ss)
+			}
+		}
+	}()
+}
+
+// useEmbedder gives the open stores e (nil: Options.Memory.Embedder),
+// unless gen is no longer the current generation.
+func (a *Agent) useEmbedder(gen int, e *embedding.Embedder) bool {
+	a.sem.mu.Lock()
+	if gen != a.sem.gen {
+		a.sem.mu.Unlock()
+		return false
+	}
+	a.sem.current = e
+	a.sem.emb = a.opts.Memory.Embedder
+	if e != nil {
+		a.sem.emb = e
+	}
+	emb := a.sem.emb
+	a.sem.mu.Unlock()
+	for _, ss := range a.openStores() {
+		ss.st.SetEmbedder(emb)
+	}
+	return true
+}
+
+// semanticFailed falls back to the built-in model after the endpoint's
+// failed, with a notice; the endpoint is asked again when the setting
+// changes or at the next start.
+func (a *Agent) semanticFailed(gen int, model string, err error) {
+	a.sem.mu.Lock()
+	if gen != a.sem.gen || a.ctx.Err() != nil {
+		a.sem.mu.Unlock()
+		return
+	}
+	a.sem.gen++ // the failures of the other stores are not reported again
+	gen = a.sem.gen
+	a.sem.mu.Unlock()
+	if a.useEmbedder(gen, nil) {
+		a.notice("", KeySemanticFallback, "Model", model, "Err", err)
+	}
+}
+
+// watchSemantic waits in the background for the store's vectors from the
+// endpoint's model in use, and falls back to the built-in model if they
+// fail.
+func (a *Agent) watchSemantic(ss *storeState) {
+	a.sem.mu.Lock()
+	e, gen := a.sem.current, a.sem.gen
+	if e == nil {
+		a.sem.mu.Unlock()
+		return
+	}
+	a.sem.wg.Add(1)
+	a.sem.mu.Unlock()
+	go func() {
+		defer a.sem.wg.Done()
+		if err := ss.st.WaitSemantic(a.ctx); err != nil {
+			a.semanticFailed(gen, e.Model(), err)
+		}
+	}()
+}
+
+// openStores are the global store and the project stores open now.
+func (a *Agent) openStores() []*storeState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := []*storeState{a.global}
+	for _, p := range a.projects {
+		if p.store != nil {
+			out = append(out, p.store)
+		}
+	}
+	return out
+}
+
+// closeSemantic waits for the goroutines of semantic recall (the agent's
+// context is cancelled) and closes the endpoint embedders' caches.
+func (a *Agent) closeSemantic() error {
+	a.sem.wg.Wait()
+	a.sem.mu.Lock()
+	defer a.sem.mu.Unlock()
+	var errs []error
+	for _, e := range a.sem.opened {
+		errs = append(errs, e.Close())
+	}
+	a.sem.opened = nil
+	return errors.Join(errs...)
+}
+
+// SemanticModel is the model semantic recall embeds with now: the
+// endpoint's once it is set up, else the built-in one ("" with none).
+func (a *Agent) SemanticModel() string {
+	if e := a.embedder(); e != nil {
+		return e.Model()
+	}
+	return ""
 }

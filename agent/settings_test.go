@@ -1,12 +1,18 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"engram/agent"
 	"engram/agent/agenttest"
+	"engram/memory"
 )
 
 func TestConfigSourcesAndModelsAt(t *testing.T) {
@@ -37,4 +43,92 @@ func TestConfigSourcesAndModelsAt(t *testing.T) {
 	if _, err := a.ModelsAt(context.Background(), "", ""); err == nil {
 		t.Fatal("ModelsAt without an endpoint did not fail")
 	}
+}
+
+// semantic chooses the model of semantic recall in the settings.
+func semantic(t *testing.T, a *agent.Agent, model string) {
+	t.Helper()
+	c := a.Config()
+	c.SemanticRecall = model
+	if err := a.SetConfig(c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// semanticModelBecomes waits (a hang guard, not a timing) until the agent's
+// semantic recall uses model.
+func semanticModelBecomes(t *testing.T, a *agent.Agent, model string) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for a.SemanticModel() != model {
+		if time.Now().After(deadline) {
+			t.Fatalf("semantic recall uses %q after %s, want %q", a.SemanticModel(), guard, model)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSemanticRecallFromTheEndpoint(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, func(o *agent.Options) { o.Memory.Embedder = memory.Builtin() })
+	h.srv.SetEmbedModels("embed-a")
+	semantic(t, h.a, "embed-a")
+	semanticModelBecomes(t, h.a, "embed-a")
+	st := h.store(agent.ScopeGlobal, "")
+	if _, _, err := st.Add(memory.Entry{Text: "the user's cat is called Mimi"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WaitSemantic(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, r := range h.srv.EmbedRequests() {
+		if r.Model != "embed-a" || r.Auth != "Bearer sk-test-key-1234" {
+			t.Fatalf("embedding request with model %q auth %q", r.Model, r.Auth)
+		}
+		sent = append(sent, r.Inputs...)
+	}
+	if !slices.Contains(sent, "the user's cat is called Mimi") {
+		t.Fatalf("the memory was not embedded by the endpoint: %q", sent)
+	}
+	files, _ := filepath.Glob(filepath.Join(h.paths.EmbeddingsDir(), "*.vec"))
+	if len(files) != 1 {
+		t.Fatalf("cache files in the state folder: %q", files)
+	}
+	if b, _ := os.ReadFile(h.paths.GlobalMemory()); bytes.Contains(b, []byte("embed-a")) {
+		t.Fatal("memory.json holds something of the embeddings")
+	}
+
+	semantic(t, h.a, agent.SemanticBuiltin)
+	semanticModelBecomes(t, h.a, memory.BuiltinModel)
+}
+
+func TestSemanticRecallFallsBackWithANotice(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, func(o *agent.Options) { o.Memory.Embedder = memory.Builtin() })
+	h.srv.SetEmbedModels("embed-a")
+	semantic(t, h.a, "gone-model")
+	n := h.next(func(e agent.Event) bool {
+		n, ok := e.(agent.Notice)
+		return ok && n.Words.Key == agent.KeySemanticFallback
+	}).(agent.Notice)
+	if !strings.Contains(n.Text, "gone-model") {
+		t.Fatalf("notice %q", n.Text)
+	}
+	if got := h.a.SemanticModel(); got != memory.BuiltinModel {
+		t.Fatalf("after the failure semantic recall uses %q", got)
+	}
+	st := h.store(agent.ScopeGlobal, "")
+	if _, _, err := st.Add(memory.Entry{Text: "the user plays the cello"}); err != nil {
+		t.Fatal(err)
+	}
+	if hits := st.Search("cello", 3); len(hits) != 1 {
+		t.Fatalf("recall after the fallback = %+v", hits)
+	}
+
+	// The model comes back: choosing it again in the settings uses it.
+	h.srv.SetEmbedModels()
+	semantic(t, h.a, agent.SemanticBuiltin)
+	semantic(t, h.a, "gone-model")
+	semanticModelBecomes(t, h.a, "gone-model")
 }

@@ -140,7 +140,9 @@ func (a *Agent) project(dir string) (*projectState, error) {
 		return p, nil
 	}
 	path := a.opts.Paths.ProjectMemory(p.dir)
-	st, err := memory.Open(path, a.opts.Memory)
+	mopts := a.opts.Memory
+	mopts.Embedder = a.embedder()
+	st, err := memory.Open(path, mopts)
 	if err != nil {
 		return nil, fmt.Errorf("open project memory for %s: %w", p.dir, err)
 	}
@@ -153,6 +155,7 @@ func (a *Agent) project(dir string) (*projectState, error) {
 	ss := a.watch(st, ScopeProject, p.dir)
 	p.store = ss
 	a.mu.Unlock()
+	a.watchSemantic(ss)
 	a.followMemory(path, ss)
 	if err := st.Err(); err != nil {
 		a.events.emit(MemoryChanged{Scope: ScopeProject, Dir: p.dir, Err: err})

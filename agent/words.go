@@ -60,6 +60,7 @@ const (
 	KeyConfigChanged        Key = "config_changed"
 	KeyToolServersUnchanged Key = "tool_servers_unchanged"
 	KeyAllowedThisSession   Key = "allowed_this_session"
+	KeySemanticFallback     Key = "semantic_fallback"
 	KeyServerSaid           Key = "server_said" // the part ServerSaid of other wordings
 	KeyRetryAsked           Key = "retry_asked" // the part Asked of a retry's
 )
@@ -112,6 +113,7 @@ var wordings = map[Key]string{
 	KeySecretNotSaved:   "{{.Count}} memory not saved: it looks like a secret (a password, key or token).",
 	KeyChatUnreadable:   "A saved chat could not be read and is not shown: {{.Err}}",
 	KeyScrubFailed:      "A forgotten memory's text could not be removed from every chat: {{.Err}}",
+	KeySemanticFallback: "Semantic recall with {{.Model}} is unavailable, so the built-in model is used: {{.Err}}",
 	KeyNotFollowing:     "Following file changes: {{.Err}}",
 	KeyOutsideChanges:   "Changes to Engram's files made outside the app will show after a restart: {{.Err}}",
 	KeyFileNotFollowed:  "Changes to {{.Path}} will show after a restart: {{.Err}}",

@@ -36,6 +36,7 @@ type settingsForm struct {
 	language *widget.Select
 	recall   *widget.Check
 	capture  *widget.Select
+	semantic *widget.Select
 	topK     *shortcutEntry
 	budget   *shortcutEntry
 	agents   *widget.Button
@@ -87,6 +88,7 @@ func newSettingsForm(u *UI, c agent.Config, src agent.ConfigSources) *settingsFo
 	f.recall.SetChecked(c.AutoRecall)
 	f.capture = widget.NewSelect(captureNames(), nil)
 	f.capture.SetSelected(captureName(c.CaptureSetting()))
+	f.semantic = newSemanticSelect(c)
 	f.topK = u.dialogEntry()
 	f.topK.SetText(strconv.Itoa(c.RecallTopK))
 	f.topK.Validator = validateInt(1, 50)
@@ -205,6 +207,7 @@ func (f *settingsForm) loadModels() {
 			f.fetched = base + "\x00" + key
 			f.models = models
 			f.model.SetOptions(models)
+			f.semantic.SetOptions(semanticOptions(models, f.semantic.Selected))
 			f.status.SetText(count("{{.Count}} model available at this endpoint.", len(models)))
 			if m := strings.TrimSpace(f.model.Text); f.src.Model == "" && len(models) > 0 && !slices.Contains(models, m) {
 				f.model.SetText(endpoint.DefaultModel(models))
@@ -228,6 +231,7 @@ func (f *settingsForm) config(c agent.Config) (agent.Config, error) {
 	c.Language = languageCode(f.language.Selected)
 	c.AutoRecall = f.recall.Checked
 	c.Capture = captureOf(f.capture.Selected)
+	c.SemanticRecall = semanticModel(f.semantic.Selected)
 	c.Distill = c.Capture != agent.CaptureOff
 	c.RecallTopK, _ = strconv.Atoi(strings.TrimSpace(f.topK.Text))
 	c.RecallBudget, _ = strconv.Atoi(strings.TrimSpace(f.budget.Text))
@@ -258,8 +262,10 @@ func (f *settingsForm) items() []*widget.FormItem {
 	budget.HintText = lang.L("Characters of memory added to each question at most")
 	capture := widget.NewFormItem(lang.L("Save memories"), f.capture)
 	capture.HintText = lang.L("What becomes of the memories found in each answer; a chat can choose its own")
+	semantic := widget.NewFormItem(lang.L("Semantic recall"), f.semantic)
+	semantic.HintText = lang.L("Finds memories by meaning; an endpoint's embedding model may find more")
 	return []*widget.FormItem{preset, endpoint, key, model, language,
-		widget.NewFormItem("", f.recall), capture, topK, budget,
+		widget.NewFormItem("", f.recall), capture, semantic, topK, budget,
 		widget.NewFormItem(lang.L("Instructions"), f.agents), widget.NewFormItem(lang.L("Tools"), toolsButton(f.u))}
 }
 

@@ -6,8 +6,8 @@
 // "data: [DONE]", text split over several chunks, tool calls whose ID and
 // name come in a first delta and whose arguments follow in pieces (parallel
 // calls interleaved), a final usage chunk when stream_options.include_usage
-// is set, GET /v1/models, and scripted failures with OpenAI-style error
-// bodies.
+// is set, GET /v1/models, POST /v1/embeddings (embeddings.go), and
+// scripted failures with OpenAI-style error bodies.
 //
 // Replies are scripted with Push; when the script is empty the Respond
 // function answers, and without one the fake echoes the last user message.
@@ -172,9 +172,17 @@ type Fake struct {
 	// 400, as some servers do.
 	RejectStreamOptions bool
 
+	// EmbedModels, if set, are the only models /v1/embeddings knows; the
+	// others get a 404 model_not_found (default: any model).
+	EmbedModels []string
+	// EmbedDim is the size of the vectors /v1/embeddings answers
+	// (default 32).
+	EmbedDim int
+
 	mu       sync.Mutex
 	script   []Reply
 	requests []Request
+	embeds   embedState
 }
 
 // Push appends replies to the script; each request takes the next one.
@@ -230,6 +238,8 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.serveModels(w)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		f.serveChat(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/embeddings"):
+		f.serveEmbeddings(w, r)
 	default:
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path))

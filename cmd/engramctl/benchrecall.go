@@ -30,8 +30,8 @@ type benchQuery struct {
 
 func init() {
 	register("bench-recall", "rank memories for the recall eval (shared/eval)",
-		func(_ context.Context, args []string, env *cliEnv) int {
-			return benchRecall(args, env.Stdout, env.Stderr)
+		func(ctx context.Context, args []string, env *cliEnv) int {
+			return benchRecall(ctx, args, env)
 		})
 }
 
@@ -41,14 +41,19 @@ func init() {
 // the ids of the memories recalled, best first, at most --k of them. Recall
 // goes through Store.Recall exactly as the app's auto-recall does, with only
 // the cut-off lifted, K raised and the store's cap set to fit every memory.
-// Its last line on stderr is the timing.
-func benchRecall(args []string, stdout, stderr io.Writer) int {
+// Its last line on stderr is the timing. With --dense endpoint the dense
+// signal is the endpoint's embedding model (--model, or semantic_recall of
+// config.json), reached as engramctl chat reaches the endpoint, its vectors
+// cached in the state folder.
+func benchRecall(ctx context.Context, args []string, env *cliEnv) int {
+	stdout, stderr := env.Stdout, env.Stderr
 	fs := flag.NewFlagSet("bench-recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	memPath := fs.String("memories", "", "memories `file` (JSON lines: id, text, created)")
 	qryPath := fs.String("queries", "", "queries `file` (JSON lines: id, query, history)")
 	k := fs.Int("k", 50, "hits per query at most")
-	denseFlag := fs.String("dense", "builtin", "dense signal fused with BM25: `builtin` or none")
+	denseFlag := fs.String("dense", "builtin", "dense signal fused with BM25: `builtin`, none or endpoint")
+	model := fs.String("model", "", "the endpoint's embedding model, with --dense endpoint (default: config.json's)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -57,8 +62,16 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 	case "builtin":
 		emb = memory.Builtin()
 	case "none":
+	case "endpoint":
+		e, err := endpointEmbedder(ctx, env, *model)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench-recall: %v\n", err)
+			return 1
+		}
+		defer e.Close()
+		emb = e
 	default:
-		fmt.Fprintf(stderr, "bench-recall: --dense %q: want builtin or none\n", *denseFlag)
+		fmt.Fprintf(stderr, "bench-recall: --dense %q: want builtin, none or endpoint\n", *denseFlag)
 		return 2
 	}
 	if *memPath == "" || *qryPath == "" || *k <= 0 {
@@ -84,7 +97,7 @@ func benchRecall(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	store.Recall("", nil, memory.RecallOptions{}) // the store builds its index on the first recall
-	if err := store.WaitSemantic(context.Background()); err != nil {
+	if err := store.WaitSemantic(ctx); err != nil {
 		fmt.Fprintf(stderr, "bench-recall: %v\n", err)
 		return 1
 	}

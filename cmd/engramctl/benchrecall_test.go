@@ -38,7 +38,7 @@ func TestBenchRecall(t *testing.T) {
 	mem := benchWriteFile(t, dir, "x.memories.jsonl", benchMems)
 	qry := benchWriteFile(t, dir, "x.queries.jsonl", benchQueries)
 	var stdout, stderr bytes.Buffer
-	code := benchRecall([]string{"--memories", mem, "--queries", qry, "--k", "2"}, &stdout, &stderr)
+	code := benchRecall(context.Background(), []string{"--memories", mem, "--queries", qry, "--k", "2"}, &cliEnv{Stdout: &stdout, Stderr: &stderr, Getenv: noEnv})
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -87,7 +87,7 @@ func TestBenchRecallThroughStore(t *testing.T) {
 `)
 	qry := benchWriteFile(t, dir, "s.queries.jsonl", `{"id": "q0", "query": "what does the kiln fire?"}`+"\n")
 	var stdout, stderr bytes.Buffer
-	if code := benchRecall([]string{"--memories", mem, "--queries", qry}, &stdout, &stderr); code != 0 {
+	if code := benchRecall(context.Background(), []string{"--memories", mem, "--queries", qry}, &cliEnv{Stdout: &stdout, Stderr: &stderr, Getenv: noEnv}); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if got := strings.TrimSpace(stdout.String()); got != `{"id":"q0","hits":["a:1"]}` {
@@ -120,7 +120,7 @@ func TestBenchRecallErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := benchRecall(tt.args, &stdout, &stderr); code != tt.code {
+			if code := benchRecall(context.Background(), tt.args, &cliEnv{Stdout: &stdout, Stderr: &stderr, Getenv: noEnv}); code != tt.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr.String())
 			}
 			if stderr.Len() == 0 {

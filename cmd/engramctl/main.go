@@ -2,7 +2,8 @@
 //
 //	engramctl [--raw] COMMAND ...
 //	engramctl memory list|add|edit|rm|restore|pin|unpin|search|import|export ...
-//	engramctl bench-recall --memories FILE --queries FILE [--k N]
+//	engramctl memory reindex [--model M]
+//	engramctl bench-recall --memories FILE --queries FILE [--k N] [--dense builtin|none|endpoint]
 //	engramctl version
 //
 // Other subcommands (chat, version) live in their own files and register themselves

@@ -45,6 +45,9 @@ const memoryUsage = `usage: engramctl memory SUBCOMMAND [flags] [args]
                                                   consolidate memories from past chats (resumable)
   repair                                          rewrite a memory.json that does not parse from
                                                   what can be read of it (the broken file is kept)
+  reindex [--model M]                             embed every memory with the endpoint's embedding
+                                                  model (default: semantic_recall of config.json),
+                                                  cached in the state folder (resumable)
 
 flags of every subcommand:
   --store PATH    the memory file (default $XDG_CONFIG_HOME/engram/memory.json)
