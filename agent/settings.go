@@ -175,7 +175,8 @@ func (a *Agent) semanticFailed(gen int, model string, err error) {
 
 // watchSemantic waits in the background for the store's vectors from the
 // endpoint's model in use, and falls back to the built-in model if they
-// fail.
+// fail. One goroutine per store watches; a change meanwhile makes it wait
+// again.
 func (a *Agent) watchSemantic(ss *storeState) {
 	a.sem.mu.Lock()
 	e, gen := a.sem.current, a.sem.gen
@@ -183,12 +184,30 @@ func (a *Agent) watchSemantic(ss *storeState) {
 		a.sem.mu.Unlock()
 		return
 	}
+	ss.mu.Lock()
+	if ss.semWatching {
+		ss.semAgain = true
+		ss.mu.Unlock()
+		a.sem.mu.Unlock()
+		return
+	}
+	ss.semWatching = true
+	ss.mu.Unlock()
 	a.sem.wg.Add(1)
 	a.sem.mu.Unlock()
 	go func() {
 		defer a.sem.wg.Done()
-		if err := ss.st.WaitSemantic(a.ctx); err != nil {
-			a.semanticFailed(gen, e.Model(), err)
+		for {
+			if err := ss.st.WaitSemantic(a.ctx); err != nil {
+				a.semanticFailed(gen, e.Model(), err)
+			}
+			ss.mu.Lock()
+			again := ss.semAgain && a.ctx.Err() == nil
+			ss.semAgain, ss.semWatching = false, again
+			ss.mu.Unlock()
+			if !again {
+				return
+			}
 		}
 	}()
 }

@@ -132,3 +132,32 @@ func TestSemanticRecallFallsBackWithANotice(t *testing.T) {
 	semantic(t, h.a, "gone-model")
 	semanticModelBecomes(t, h.a, "gone-model")
 }
+
+func TestSemanticRecallFallsBackWhenTheModelDisappears(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, func(o *agent.Options) { o.Memory.Embedder = memory.Builtin() })
+	semantic(t, h.a, "embed-a")
+	semanticModelBecomes(t, h.a, "embed-a")
+	st := h.store(agent.ScopeGlobal, "")
+	if _, _, err := st.Add(memory.Entry{Text: "the user's cat is called Mimi"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WaitSemantic(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.SetEmbedModels("another-model")
+	if _, _, err := st.Add(memory.Entry{Text: "the user plays the cello"}); err != nil {
+		t.Fatal(err)
+	}
+	h.next(func(e agent.Event) bool {
+		n, ok := e.(agent.Notice)
+		return ok && n.Words.Key == agent.KeySemanticFallback
+	})
+	semanticModelBecomes(t, h.a, memory.BuiltinModel)
+	if err := st.WaitSemantic(context.Background()); err != nil {
+		t.Fatalf("the built-in model after the fallback: %v", err)
+	}
+	if hits := st.Search("cello", 3); len(hits) == 0 || hits[0].Entry.Text != "the user plays the cello" {
+		t.Fatalf("recall after the fallback = %+v", hits)
+	}
+}

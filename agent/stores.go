@@ -20,6 +20,9 @@ type storeState struct {
 	pinned    []memory.Entry
 	pinnedOK  bool
 	reloading int // reloads in progress in memoryFileChanged, which reports their change itself
+	// semWatching: a goroutine waits for the store's vectors from the
+	// endpoint (settings.go); semAgain: the store changed meanwhile.
+	semWatching, semAgain bool
 }
 
 // target is the store as the memory pipeline sees it.
@@ -50,6 +53,7 @@ func (a *Agent) watch(st *memory.Store, scope Scope, dir string) *storeState {
 		if !reloading {
 			a.events.emit(MemoryChanged{Scope: scope, Dir: dir, Err: st.Err()})
 		}
+		a.watchSemantic(ss)
 	})
 	return ss
 }
