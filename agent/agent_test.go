@@ -326,6 +326,7 @@ func TestAutoRecallOffAndOn(t *testing.T) {
 	if len(ans.Recalled) == 0 || ans.Recalled[0].Entry.ID != rOn[0].Hits[0].Entry.ID {
 		t.Errorf("answer.Recalled = %+v", ans.Recalled)
 	}
+	h.a.Wait() // the bookkeeping runs after TurnDone
 	if e, _ := st.Get(rOn[0].Hits[0].Entry.ID); e.Uses != 1 {
 		t.Errorf("recalled memory Uses = %d, want 1", e.Uses)
 	}

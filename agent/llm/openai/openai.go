@@ -1,6 +1,6 @@
 // Package openai is the Completer for OpenAI-compatible endpoints (OpenAI,
-// Ollama, LM Studio, llama.cpp, vLLM, DeepSeek…), built on go-openai. It is
-// the only package that imports go-openai: it turns the seam's Request into
+// Ollama, LM Studio, llama.cpp, vLLM, DeepSeek…), built on go-openai (as is
+// agent/embedding, semantic recall's embedder). It turns the seam's Request into
 // a streaming Chat Completions call, decodes the streamed chunks as real
 // servers send them (reasoning in its three forms, tool calls whole or in
 // pieces, arguments as a string or an object, usage in any chunk) into a
