@@ -57,7 +57,10 @@ func benchEntryIndex(b *testing.B, chunks int, dense bool) *recallBenchIndex {
 		}
 	}
 	after := heapInUse()
-	r := &recallBenchIndex{ix: ix, heap: after - before, vecs: after - lexical}
+	r := &recallBenchIndex{ix: ix, heap: after - before}
+	if dense && after > lexical {
+		r.vecs = after - lexical
+	}
 	recallBenchIndexes.Store(key, r)
 	return r
 }
@@ -104,7 +107,9 @@ func BenchmarkRecall(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-us")
 				b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-us")
 				b.ReportMetric(float64(r.heap)/(1<<20), "heap-MB")
-				b.ReportMetric(float64(r.vecs)/(1<<20), "vectors-MB")
+				if dense {
+					b.ReportMetric(float64(r.vecs)/(1<<20), "vectors-MB")
+				}
 			})
 		}
 	}
