@@ -28,11 +28,18 @@ func (s *Store) Search(query string, k int) []Hit {
 		return nil
 	}
 	opts := RecallOptions{K: k}
-	if queryWords(q) <= semanticWords {
+	if !SearchesByMeaning(q) {
 		opts.Semantic = -1
 	}
 	hits := s.Recall(s.expandQuery(q), nil, opts)
 	return slices.DeleteFunc(hits, func(h Hit) bool { return len(h.Terms) == 0 && h.Meaning == 0 })
+}
+
+// SearchesByMeaning reports whether Search ranks query by its meaning too
+// (when the store has an embedder): a query of more than semanticWords
+// words. A caller can leave the vectors uncomputed for one that is not.
+func SearchesByMeaning(query string) bool {
+	return queryWords(strings.TrimSpace(query)) > semanticWords
 }
 
 // semanticWords is the most words a search query may have and still be

@@ -208,9 +208,11 @@ func memorySearch(r *memoryRun) func() int {
 			return code
 		}
 		defer r.close()
-		r.store.SetEmbedder(memory.Builtin())
-		if err := r.store.WaitSemantic(context.Background()); err != nil {
-			fmt.Fprintf(r.env.Stderr, "engramctl: warning: searching by words only: %v\n", err)
+		if memory.SearchesByMeaning(query) {
+			r.store.SetEmbedder(memory.Builtin())
+			if err := r.store.WaitSemantic(context.Background()); err != nil {
+				fmt.Fprintf(r.env.Stderr, "engramctl: warning: searching by words only: %v\n", err)
+			}
 		}
 		hits := r.store.Search(query, *k)
 		if r.flags.json {
