@@ -118,14 +118,24 @@ func readChatFile(path string) (Chat, error) {
 		return Chat{}, err
 	}
 	var c Chat
-	if err := json.Unmarshal(b, &c); err != nil {
-		return Chat{}, fmt.Errorf("%w: %s does not parse: %w", errBadChatFile, path, err)
-	}
-	if want := strings.TrimSuffix(filepath.Base(path), ".json"); c.ID != want {
-		return Chat{}, fmt.Errorf("%w: %s has the id %q, not its file name", errBadChatFile, path, c.ID)
+	err = json.Unmarshal(b, &c)
+	if err := checkChatFile(path, err, c.ID); err != nil {
+		return Chat{}, err
 	}
 	ensureIDs(c.Messages)
 	return c, nil
+}
+
+// checkChatFile is the check of a chat file read from path: that it parsed
+// (parseErr nil) and names itself as its file does (id).
+func checkChatFile(path string, parseErr error, id string) error {
+	if parseErr != nil {
+		return fmt.Errorf("%w: %s does not parse: %w", errBadChatFile, path, parseErr)
+	}
+	if want := strings.TrimSuffix(filepath.Base(path), ".json"); id != want {
+		return fmt.Errorf("%w: %s has the id %q, not its file name", errBadChatFile, path, id)
+	}
+	return nil
 }
 
 // mergeChat is mine, the chat as this process has it, with the messages of

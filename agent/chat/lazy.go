@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // readChatHeader reads a chat file's header: its Info, checked as
@@ -19,11 +17,9 @@ func readChatHeader(path string, buf []byte) (Info, []byte, error) {
 		return Info{}, buf, err
 	}
 	var h struct{ Info } // the other fields are checked as JSON, not kept
-	if err := json.Unmarshal(buf, &h); err != nil {
-		return Info{}, buf, fmt.Errorf("%w: %s does not parse: %w", errBadChatFile, path, err)
-	}
-	if want := strings.TrimSuffix(filepath.Base(path), ".json"); h.ID != want {
-		return Info{}, buf, fmt.Errorf("%w: %s has the id %q, not its file name", errBadChatFile, path, h.ID)
+	err = json.Unmarshal(buf, &h)
+	if err := checkChatFile(path, err, h.ID); err != nil {
+		return Info{}, buf, err
 	}
 	return h.Info, buf, nil
 }
