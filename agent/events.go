@@ -25,8 +25,8 @@ import (
 //     after its TurnDone (a memory tool's MemoriesRevised comes with its
 //     ToolResult): they belong to the chat's last answer;
 //   - MemoryChanged (a store changed, by the agent, the person or another
-//     process) and InstructionsChanged (an AGENTS.md was reloaded) may come
-//     at any time;
+//     process), InstructionsChanged (an AGENTS.md was reloaded) and
+//     ChatChanged (another process wrote a chat) may come at any time;
 //   - the agent never blocks on the consumer (events queue without bound),
 //     but the consumer should keep reading; after Close the channel is
 //     closed and events not yet received may be lost.
@@ -154,6 +154,13 @@ type MemoryChanged struct {
 	External bool // the file was changed outside this store (by hand, a sync tool, another process)
 }
 
+// ChatChanged reports that another process (engramctl chat, a second
+// window, a sync tool) wrote a chat's file: a new chat, or new messages or
+// a new title in one (already merged into what Chat returns).
+type ChatChanged struct {
+	ChatID string
+}
+
 // InstructionsChanged reports that an AGENTS.md was (re)loaded.
 type InstructionsChanged struct {
 	Path      string
@@ -200,3 +207,6 @@ func (MemoryChanged) Chat() string { return "" }
 
 // Chat implements Event.
 func (InstructionsChanged) Chat() string { return "" }
+
+// Chat implements Event.
+func (e ChatChanged) Chat() string { return e.ChatID }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"engram/agent/chat"
 	"engram/agent/watch"
 	"engram/memory"
 )
@@ -27,6 +28,9 @@ import (
 //   - AGENTS.md: reloaded and reported as InstructionsChanged; the next
 //     turn's prompt uses the new text (one over MaxInstructionsSize is cut,
 //     with a warning).
+//   - the chats folder: a chat file another process created or changed is
+//     merged in (chat.Store.Rescan) and reported as ChatChanged; the
+//     agent's own writes report nothing.
 //   - config.json: reloaded and used from the next turn on (a Notice says
 //     so), with the environment's endpoint, key and model still winning
 //     over it as configSource describes. A file that does not parse keeps
@@ -57,6 +61,26 @@ func (a *Agent) startLive() {
 	a.followMemory(a.opts.Paths.GlobalMemory(), a.global)
 	a.followInstructions(a.instr)
 	a.follow(a.opts.Paths.ConfigFile(), a.configFileChanged)
+	a.followChats()
+}
+
+// followChats takes in the chat files other processes write.
+func (a *Agent) followChats() {
+	dir := a.opts.Paths.ChatsDir()
+	_, err := a.live.w.SubscribeDir(dir, chat.IsChatFile, func(watch.Event) { a.chatFilesChanged() })
+	if err != nil && !errors.Is(err, watch.ErrClosed) {
+		a.notice("", KeyFileNotFollowed, "Path", dir, "Err", err)
+	}
+}
+
+// chatFilesChanged merges what other processes wrote to the chat files and
+// reports each chat that changed. A file that does not parse is skipped, as
+// at start.
+func (a *Agent) chatFilesChanged() {
+	changed, _ := a.chats.Rescan()
+	for _, id := range changed {
+		a.emit(ChatChanged{ChatID: id})
+	}
 }
 
 // followInstructions reloads an AGENTS.md when it changes and reports it,

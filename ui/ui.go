@@ -306,6 +306,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.InstructionsChanged:
 		u.bar.loadInstructions()
 		return
+	case agent.ChatChanged:
+		u.chatChangedElsewhere(e.ChatID)
+		return
 	case agent.SuggestionsChanged, agent.MemoriesRevised:
 		if u.review != nil {
 			u.review.applyEvent(ev)

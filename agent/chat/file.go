@@ -67,7 +67,7 @@ func (cs *Store) writeMerged(c Chat) (Chat, error) {
 // rewrite replaces the chat file of id, under the chat's lock, by what fn
 // makes of its content (nil: there is no file) and returns that; fn may
 // decline (false), and nothing is written. A file there that does not
-// parse is moved aside first, never overwritten.
+// parse is moved aside first, never overwritten. The caller holds wmu.
 func (cs *Store) rewrite(id string, fn func(disk *Chat) (Chat, bool)) (Chat, error) {
 	path := cs.path(id)
 	if err := os.MkdirAll(cs.dir, 0o700); err != nil {
@@ -105,7 +105,11 @@ func (cs *Store) rewrite(id string, fn func(disk *Chat) (Chat, bool)) (Chat, err
 	if err != nil {
 		return c, err
 	}
-	return c, durable.WriteFileAtomic(path, append(b, '\n'))
+	if err := durable.WriteFileAtomic(path, append(b, '\n')); err != nil {
+		return c, err
+	}
+	cs.stampLocked(id)
+	return c, nil
 }
 
 // errBadChatFile is wrapped by the error of a chat file that does not parse.

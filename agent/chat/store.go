@@ -32,8 +32,9 @@ type Store struct {
 	errs    []error           // files that could not be read at load
 	forms   []scrubForm       // the texts of forgotten memories (see Scrub), longest first
 
-	wmu     sync.Mutex        // serialises file writes and removals
-	written map[string]uint64 // version of each chat on disk
+	wmu     sync.Mutex           // serialises file writes and removals
+	written map[string]uint64    // version of each chat on disk
+	stamps  map[string]fileStamp // each chat file as this store last read or wrote it (see Rescan)
 }
 
 // Load reads the header of every chat file of dir (a missing dir is no
@@ -41,7 +42,7 @@ type Store struct {
 // Files that do not parse are skipped and remembered (see LoadErrors).
 func Load(dir string, now func() time.Time) (*Store, error) {
 	cs := &Store{dir: dir, now: now, chats: map[string]*Chat{}, partial: map[string]bool{},
-		ver: map[string]uint64{}, written: map[string]uint64{}}
+		ver: map[string]uint64{}, written: map[string]uint64{}, stamps: map[string]fileStamp{}}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cs, nil
@@ -52,8 +53,11 @@ func Load(dir string, now func() time.Time) (*Store, error) {
 	var buf []byte
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") || !validID(strings.TrimSuffix(name, ".json")) {
+		if e.IsDir() || !IsChatFile(name) {
 			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			cs.stamps[strings.TrimSuffix(name, ".json")] = stampOf(fi)
 		}
 		var info Info
 		info, buf, err = readChatHeader(filepath.Join(dir, name), buf)
@@ -272,6 +276,7 @@ func (cs *Store) Remove(id string) error {
 		return fmt.Errorf("delete chat %s: %w", id, err)
 	}
 	_ = os.Remove(cs.path(id) + ".lock") // only a lock: nothing is lost
+	delete(cs.stamps, id)
 	return nil
 }
 

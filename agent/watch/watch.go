@@ -184,6 +184,30 @@ func (w *Watcher) Subscribe(dir, name string, fn func(Event)) (*Subscription, er
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.Base(name) != name {
 		return nil, fmt.Errorf("watch %q in %s: not a file name", name, dir)
 	}
+	return w.subscribe(dir, name, fn)
+}
+
+// SubscribeDir calls fn after any file of dir changes whose name match
+// accepts (and that nobody subscribed to by name): the files of a folder
+// that holds one file per item. Changes of several files in one quiet time
+// make one call; its Event has an empty Name and the folder as its Path.
+func (w *Watcher) SubscribeDir(dir string, match func(name string) bool, fn func(Event)) (*Subscription, error) {
+	if match == nil {
+		return nil, fmt.Errorf("watch %s: nil match", dir)
+	}
+	s, err := w.subscribe(dir, "", fn)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	s.match = match
+	w.mu.Unlock()
+	return s, nil
+}
+
+// subscribe is Subscribe without the check of name ("" is the folder's
+// own subscription, see SubscribeDir).
+func (w *Watcher) subscribe(dir, name string, fn func(Event)) (*Subscription, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("watch %s in %s: nil callback", name, dir)
 	}

@@ -371,3 +371,35 @@ func TestCloseStopsEverything(t *testing.T) {
 		t.Fatalf("goroutines: %d before, %d after Close\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+func TestSubscribeDir(t *testing.T) {
+	w := newWatcher(t)
+	dir := filepath.Join(t.TempDir(), "chats") // created later
+	r := &recorder{}
+	json := func(name string) bool { return filepath.Ext(name) == ".json" }
+	if _, err := w.SubscribeDir(dir, json, r.add); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.SubscribeDir(dir, nil, r.add); err == nil {
+		t.Error("SubscribeDir took a nil match")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	n := r.waitCount(t, 0, "the folder created")
+	writeFile(t, filepath.Join(dir, "a.json"), "a")
+	n = r.waitCount(t, n, "a.json written")
+	r.mu.Lock()
+	ev := r.events[n-1]
+	r.mu.Unlock()
+	if ev.Name != "" || ev.Path != dir {
+		t.Errorf("event = %+v, want the folder's", ev)
+	}
+	writeFile(t, filepath.Join(dir, "notes.txt"), "x")
+	time.Sleep(200 * time.Millisecond) // past the quiet time: a match would have been reported
+	if c := r.count(); c != n {
+		t.Errorf("notes.txt, which match refuses, made %d calls", c-n)
+	}
+	writeFile(t, filepath.Join(dir, "b.json"), "b")
+	r.waitCount(t, n, "b.json written")
+}
