@@ -88,16 +88,19 @@ func (s *Store) rewriteJournalLocked(jrecs map[string]journalRecord) error {
 // stamps with it (a cloned system with the state folder): the store mints
 // a new replica (or takes the one another process of the device minted), and
 // neither the copy's Vector nor the store's is taken at its word for the
-// old one, so nothing stamped with it is taken for deleted.
-func (s *Store) vetCopyLocked(es []Entry, seen Vector) (Vector, error) {
+// old one, so nothing stamped with it is taken for deleted. retired names
+// the old replica when the copy showed it shared (the merge then stamps
+// anew what the two machines do not agree on, see reissue), and is ""
+// otherwise.
+func (s *Store) vetCopyLocked(es []Entry, seen Vector) (_ Vector, retired string, _ error) {
 	if s.vouched {
-		return seen, nil
+		return seen, "", nil
 	}
 	if s.jr != nil && !s.opened && s.jr.head.Replica == s.device && s.jr.head.Since > seen[s.device] {
-		return seen, s.mintLocked(nil)
+		return seen, "", s.mintLocked(nil)
 	}
 	if !s.foreignLocked(es, seen) {
-		return seen, nil
+		return seen, "", nil
 	}
 	old := s.device
 	if s.jr != nil {
@@ -105,28 +108,33 @@ func (s *Store) vetCopyLocked(es []Entry, seen Vector) (Vector, error) {
 		// journal, which every process of the device appends to.
 		jrecs, err := s.jr.read()
 		if err != nil {
-			return seen, err
+			return seen, "", err
 		}
 		if h := s.jr.head; h.Replica != "" && h.Replica != s.device && h.Machine == s.machine {
 			// Another process retired the replica: stamp with the new one.
 			s.device, s.top, s.counter = h.Replica, h.Since, 0
 			clear(s.issued)
 			s.learnIssuedLocked(jrecs)
-			return s.distrust(old, seen), nil
+			return s.distrust(old, seen), old, nil
 		}
 		s.learnIssuedLocked(jrecs)
 		if !s.foreignLocked(es, seen) {
-			return seen, nil
+			return seen, "", nil
 		}
 	}
 	if err := s.mintLocked(nil); err != nil {
-		return seen, err
+		return seen, "", err
 	}
-	return s.distrust(old, seen), nil
+	return s.distrust(old, seen), old, nil
 }
 
 // foreignLocked reports whether a copy holds a change stamped with the
-// store's replica that the replica never issued (see vetCopyLocked).
+// store's replica that the replica never issued (see vetCopyLocked): one
+// the journal would hold (above its Since) and does not, or, once the
+// records are complete (after Open), one of an entry the records lack
+// altogether although its tombstone would not have expired yet. Only
+// records past TombstoneTTL ever leave, so a change the replica issued
+// within it is of an entry still held.
 func (s *Store) foreignLocked(es []Entry, seen Vector) bool {
 	since := uint64(0)
 	if s.jr != nil && s.jr.head.Replica == s.device {
@@ -135,8 +143,15 @@ func (s *Store) foreignLocked(es []Entry, seen Vector) bool {
 	if seen[s.device] > s.top {
 		return true
 	}
+	recent := uint64(max(s.clock().Add(-s.ttl).UnixMilli(), 0))
 	for _, e := range es {
-		if e.Rev.Device == s.device && e.Rev.N > since && s.issued[e.ID] < e.Rev.N {
+		if e.Rev.Device != s.device || s.issued[e.ID] >= e.Rev.N {
+			continue
+		}
+		if e.Rev.N > since {
+			return true
+		}
+		if _, held := s.recs[e.ID]; s.opened && !held && e.Rev.N > recent {
 			return true
 		}
 	}
@@ -151,4 +166,38 @@ func (s *Store) distrust(old string, seen Vector) Vector {
 	seen = cloneVector(seen)
 	delete(seen, old)
 	return seen
+}
+
+// reissue adds to res.stamp the merged records stamped with the retired
+// replica old that the store (mem) and the copy (disk) do not hold at one
+// same version: the changes one of the machines that stamped with old made
+// after they forked. A third copy may have taken the other machine's word
+// for them (its Vector covers their Revs while it never had them) and
+// would take their absence for a deletion; stamped anew with the store's
+// replica, no copy has seen them, so they spread. What both hold alike
+// keeps its Rev.
+func (res *mergeResult) reissue(old string, mem map[string]Entry, disk []Entry) {
+	if old == "" {
+		return
+	}
+	inCopy := make(map[string]Rev, len(disk))
+	for _, d := range disk {
+		if d.Rev.Device == old {
+			inCopy[d.ID] = d.Rev
+		}
+	}
+	stamped := make(map[string]bool, len(res.stamp))
+	for _, id := range res.stamp {
+		stamped[id] = true
+	}
+	for id, e := range res.recs {
+		if e.Rev.Device != old || stamped[id] {
+			continue
+		}
+		if r, ok := inCopy[id]; ok && r == e.Rev && mem[id].Rev == e.Rev {
+			continue
+		}
+		res.stamp = append(res.stamp, id)
+	}
+	slices.Sort(res.stamp[len(stamped):])
 }

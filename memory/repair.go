@@ -211,12 +211,19 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 	}
 	err = s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
 		clampFuture(fc.entries, now)
-		seen, err := s.vetCopyLocked(fc.entries, fc.seen)
+		seen, retired, err := s.vetCopyLocked(fc.entries, fc.seen)
 		if err != nil {
 			return nil, false, err
 		}
 		fc.seen = seen
 		res := mergeCopy(recs, s.sawLocked(), fc.entries, seen, now)
+		res.reissue(retired, recs, fc.entries)
+		for _, id := range res.stamp {
+			if e := res.recs[id]; e.Rev.Device == retired {
+				e.Rev = Rev{} // for the change to stamp anew (see stampChanges)
+				res.recs[id] = e
+			}
+		}
 		var protect []string
 		for id, e := range res.recs {
 			if o, had := recs[id]; !had || !sameVersion(o, e) {

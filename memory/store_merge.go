@@ -177,11 +177,12 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	}
 	now := s.clock()
 	clampFuture(fc.entries, now)
-	diskSeen, err := s.vetCopyLocked(fc.entries, fc.seen)
+	diskSeen, retired, err := s.vetCopyLocked(fc.entries, fc.seen)
 	if err != nil {
 		return false, false, err
 	}
 	res := mergeCopy(s.recs, s.sawLocked(), fc.entries, diskSeen, now)
+	res.reissue(retired, s.recs, fc.entries)
 	s.seen.merge(diskSeen)
 	if err := s.stampMerged(res, now); err != nil {
 		return false, false, err

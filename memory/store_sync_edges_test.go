@@ -157,8 +157,9 @@ func TestSyncClonedStateFolderLosesNothing(t *testing.T) {
 	a := newDevice(t, clkA)
 	a.add("shared before the clone")
 	a.exit()
-	b := &device{t: t, path: filepath.Join(t.TempDir(), "memory.json"), state: t.TempDir(), clk: clkB}
-	copyDir(t, a.state, b.state)
+	b := newDevice(t, clkB)
+	b.exit()
+	cloneState(t, a, b)
 	b.receive(a)
 	a.open()
 	b.open()
@@ -174,6 +175,68 @@ func TestSyncClonedStateFolderLosesNothing(t *testing.T) {
 		if got := len(d.texts()); got != 7 {
 			t.Errorf("%s lists %d, want 7: %q", name, got, d.texts())
 		}
+	}
+}
+
+// A third device that took one clone's Vector at its word (it covers the
+// shared replica's counters up to that clone's last change) does not take
+// the other clone's offline add, stamped with the same replica under that
+// counter, for a deletion once the fork is found: the clone that finds it
+// stamps anew what the two do not both hold. Found by a sync history
+// (TestSyncHistoriesLoseNothing, seed 1796333274524612461).
+func TestSyncClonedReplicaAddReachesAThirdDevice(t *testing.T) {
+	t.Parallel()
+	clkA := newClock()
+	clkB := &testClock{t: clkA.Now().Add(1500 * time.Millisecond)}
+	a := newDevice(t, clkA)
+	a.add("shared before the clone")
+	a.exit()
+	b := newDevice(t, clkB)
+	b.exit()
+	cloneState(t, a, b)
+	b.receive(a)
+	c := newDevice(t, newClock())
+	a.open()
+	b.open()
+	b.add("offline on B") // an earlier counter of the shared replica
+	clkA.Advance(time.Hour)
+	a.add("offline on A")
+	c.receive(a) // C covers the replica up to A's add
+	c.reload()
+	b.receive(a) // B finds the fork
+	b.reload()
+	c.receive(b)
+	c.reload()
+	a.receive(c)
+	a.reload()
+	b.receive(a)
+	b.reload()
+	for name, d := range map[string]*device{"A": a, "B": b, "C": c} {
+		if got := d.texts(); !slices.Contains(got, "offline on B") || len(got) != 3 {
+			t.Errorf("%s lists %q, want all 3 with B's offline add", name, got)
+		}
+	}
+}
+
+// cloneState makes to's state folder a copy of from's, as on a disk
+// cloned whole: the memory file is at the same place on both, so to's
+// journal is from's under the name of to's.
+func cloneState(t *testing.T, from, to *device) {
+	t.Helper()
+	journal := func(d *device) string {
+		paths, _ := filepath.Glob(filepath.Join(d.state, "journal", "*.jsonl"))
+		if len(paths) != 1 {
+			t.Fatalf("journals in %s: %q", d.state, paths)
+		}
+		return paths[0]
+	}
+	name := filepath.Base(journal(to))
+	if err := os.RemoveAll(to.state); err != nil {
+		t.Fatal(err)
+	}
+	copyDir(t, from.state, to.state)
+	if err := os.Rename(journal(to), filepath.Join(to.state, "journal", name)); err != nil {
+		t.Fatal(err)
 	}
 }
 

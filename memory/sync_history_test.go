@@ -138,7 +138,7 @@ func (h *history) fail(id, format string, args ...any) {
 			steps = append(steps, s)
 		}
 	}
-	h.t.Errorf("history seed %d (rerun: go test -run 'TestSyncHistories$' -sync.seed %d -sync.steps %d ./memory/): %s\nsteps:\n  %s",
+	h.t.Errorf("history seed %d (rerun: go test ./memory/ -run 'TestSyncHistories$' -args -sync.seed %d -sync.steps %d): %s\nsteps:\n  %s",
 		h.seed, h.seed, h.nsteps, fmt.Sprintf(format, args...), strings.Join(steps, "\n  "))
 	h.failed = true
 }
