@@ -137,7 +137,7 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 	} else if err != nil {
 		var ae *Error
 		if errors.As(err, &ae) {
-			msg.Err = ae.Message
+			msg.Err, msg.ErrKey, msg.ErrArgs = ae.Message, string(ae.Words.Key), ae.Words.Args
 			msg.Interrupted = ae.Code == CodeInterrupted ||
 				ae.Code == CodeTimeout && (msg.Text != "" || msg.Reasoning != "")
 		} else {

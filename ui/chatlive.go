@@ -42,10 +42,11 @@ func (u *UI) showMerged(s *session, c Chat) {
 	delete(after, "")
 	var changed []*msgState
 	for _, m := range c.Messages {
+		m = wordSaved(m)
 		st, ok := had[m.ID]
 		switch {
 		case !ok:
-			st = &msgState{Message: m, settings: m.Err != ""}
+			st = savedMessage(m)
 		case st.Text != m.Text || st.Err != m.Err:
 			st.Message = m
 			changed = append(changed, st)

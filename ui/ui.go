@@ -507,7 +507,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	s.info = c.Info
 	s.msgs = make([]*msgState, len(c.Messages))
 	for k, m := range c.Messages {
-		s.msgs[k] = &msgState{Message: m, settings: m.Err != ""}
+		s.msgs[k] = savedMessage(m)
 	}
 	s.loaded = true
 	if u.current == s.info.ID {

@@ -46,3 +46,25 @@ func TestAgentErrorsInChinese(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedErrorInChinese: an error saved in a chat file (in English, with
+// its wording key) reads in Chinese when the chat is opened again under
+// LANG=zh_CN, and the file keeps the English.
+func TestSavedErrorInChinese(t *testing.T) {
+	inChinese(t)
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		ah.srv.Push(agenttest.Reply{Status: 400, Message: "max_tokens is too large: 100000."})
+	})
+	live := ah.ask("one")
+	c, err := ah.ag.Chat(ah.u.current)
+	if err != nil || len(c.Messages) != 2 {
+		t.Fatalf("the chat holds %d messages (%v), want the question and the failed answer", len(c.Messages), err)
+	}
+	saved := c.Messages[1]
+	if !strings.HasPrefix(saved.Err, "The endpoint refused") || saved.ErrKey == "" {
+		t.Fatalf("saved error %q with key %q, want the English and its key", saved.Err, saved.ErrKey)
+	}
+	if got := savedMessage(saved).Err; got != live.Err || !strings.HasPrefix(got, "端点拒绝了请求（400）") {
+		t.Errorf("the reopened chat shows %q, want the live error %q", got, live.Err)
+	}
+}

@@ -69,8 +69,13 @@ type Message struct {
 	Pinned   []Hit        `json:"pinned,omitempty"`   // the pinned memories in its prompt
 	Tools    []ToolRecord `json:"tools,omitempty"`    // the tools this answer called
 	Err      string       `json:"err,omitempty"`      // the turn failed: why
-	Stopped  bool         `json:"stopped,omitempty"`  // the turn was cancelled; Text is partial
-	Usage    *Usage       `json:"usage,omitempty"`
+	// ErrKey and ErrArgs say Err as a wording key of the agent and its
+	// arguments, so that a window in another language words a saved
+	// error in it (no key: Err is all there is).
+	ErrKey  string            `json:"err_key,omitempty"`
+	ErrArgs map[string]string `json:"err_args,omitempty"`
+	Stopped bool              `json:"stopped,omitempty"` // the turn was cancelled; Text is partial
+	Usage   *Usage            `json:"usage,omitempty"`
 	// Reasoning is the model's thinking before (and between) the parts of
 	// the answer, shown apart; it is never sent back to the model, nor to
 	// distillation or compaction. ThinkingTime is how long it took.
