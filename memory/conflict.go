@@ -97,12 +97,12 @@ func (s *Store) mergeConflictCopiesLocked() (bool, error) {
 			continue
 		}
 		clampFuture(fc.entries, now)
-		seen, retired, err := s.vetCopyLocked(fc.entries, fc.seen)
+		seen, spread, err := s.vetCopyLocked(fc)
 		if err != nil {
 			return changed, err
 		}
 		res := mergeCopy(s.recs, s.sawLocked(), fc.entries, seen, now)
-		res.reissue(retired, s.recs, fc.entries)
+		changed = changed || spread
 		s.seen.merge(seen)
 		if err := s.stampMerged(res, now); err != nil {
 			return changed, err

@@ -76,31 +76,44 @@ func (s *Store) rewriteJournalLocked(jrecs map[string]journalRecord) error {
 	return nil
 }
 
-// vetCopyLocked checks a copy of the store (its entries and Vector) before
-// it is merged, and returns the Vector to merge it with. At Open, a file
-// that does not hold what the journal's compaction dropped (its seen
-// stops short of the journal's Since) cannot back the replica's old
-// changes: the store mints a new replica. A change in the copy stamped
-// with this store's replica that the replica never issued (a counter above
-// the journal's Since with no record of it, in this process or in the
-// journal that every process of the device appends to), or a copy that
-// has seen more of the replica than it issued, means another machine
-// stamps with it (a cloned system with the state folder): the store mints
-// a new replica (or takes the one another process of the device minted), and
-// neither the copy's Vector nor the store's is taken at its word for the
-// old one, so nothing stamped with it is taken for deleted. retired names
-// the old replica when the copy showed it shared (the merge then stamps
-// anew what the two machines do not agree on, see reissue), and is ""
-// otherwise.
-func (s *Store) vetCopyLocked(es []Entry, seen Vector) (_ Vector, retired string, _ error) {
-	if s.vouched {
-		return seen, "", nil
+// vetCopyLocked checks a copy of the store (its entries, Vector and
+// forked replicas) before it is merged, and returns the Vector to merge it
+// with, which says nothing of a forked replica (see forkedLocked). At
+// Open, a file that does not hold what the journal's compaction dropped
+// (its seen stops short of the journal's Since) cannot back the replica's
+// old changes: the store mints a new replica. A change in the copy
+// stamped with this store's replica that the replica never issued (see
+// foreignLocked), a copy that has seen more of the replica than it
+// issued, or one that lists it as forked, means another machine stamps
+// with it (a cloned system with the state folder): the store mints a new
+// replica (or takes the one another process of the device minted) and
+// counts the old one as forked. spread says the store learned of a forked
+// replica, so its file should be written for the other devices to learn it
+// too.
+func (s *Store) vetCopyLocked(fc fileContents) (seen Vector, spread bool, err error) {
+	before := len(s.forked)
+	if !s.vouched {
+		if err := s.vetReplicaLocked(fc.entries, fc.seen, slices.Contains(fc.forked, s.device)); err != nil {
+			return fc.seen, false, err
+		}
 	}
+	for _, d := range fc.forked {
+		if d != s.device {
+			s.forked[d] = true
+		}
+	}
+	return s.forkedLocked(fc.seen), len(s.forked) > before, nil
+}
+
+// vetReplicaLocked mints a new replica when the copy (its entries and
+// Vector) shows that the store's is not its own, or listed says another
+// store found it forked (see vetCopyLocked).
+func (s *Store) vetReplicaLocked(es []Entry, seen Vector, listed bool) error {
 	if s.jr != nil && !s.opened && s.jr.head.Replica == s.device && s.jr.head.Since > seen[s.device] {
-		return seen, "", s.mintLocked(nil)
+		return s.mintLocked(nil)
 	}
-	if !s.foreignLocked(es, seen) {
-		return seen, "", nil
+	if !listed && !s.foreignLocked(es, seen) {
+		return nil
 	}
 	old := s.device
 	if s.jr != nil {
@@ -108,24 +121,26 @@ func (s *Store) vetCopyLocked(es []Entry, seen Vector) (_ Vector, retired string
 		// journal, which every process of the device appends to.
 		jrecs, err := s.jr.read()
 		if err != nil {
-			return seen, "", err
+			return err
 		}
 		if h := s.jr.head; h.Replica != "" && h.Replica != s.device && h.Machine == s.machine {
 			// Another process retired the replica: stamp with the new one.
 			s.device, s.top, s.counter = h.Replica, h.Since, 0
 			clear(s.issued)
 			s.learnIssuedLocked(jrecs)
-			return s.distrust(old, seen), old, nil
+			s.forked[old] = true
+			return nil
 		}
 		s.learnIssuedLocked(jrecs)
-		if !s.foreignLocked(es, seen) {
-			return seen, "", nil
+		if !listed && !s.foreignLocked(es, seen) {
+			return nil
 		}
 	}
 	if err := s.mintLocked(nil); err != nil {
-		return seen, "", err
+		return err
 	}
-	return s.distrust(old, seen), old, nil
+	s.forked[old] = true
+	return nil
 }
 
 // foreignLocked reports whether a copy holds a change stamped with the
@@ -158,46 +173,26 @@ func (s *Store) foreignLocked(es []Entry, seen Vector) bool {
 	return false
 }
 
-// distrust drops the retired replica old from the store's Vector and
-// returns the copy's Vector without it, so that nothing stamped with it
-// is taken for deleted on the word of either.
-func (s *Store) distrust(old string, seen Vector) Vector {
-	delete(s.seen, old)
-	seen = cloneVector(seen)
-	delete(seen, old)
-	return seen
-}
-
-// reissue adds to res.stamp the merged records stamped with the retired
-// replica old that the store (mem) and the copy (disk) do not hold at one
-// same version: the changes one of the machines that stamped with old made
-// after they forked. A third copy may have taken the other machine's word
-// for them (its Vector covers their Revs while it never had them) and
-// would take their absence for a deletion; stamped anew with the store's
-// replica, no copy has seen them, so they spread. What both hold alike
-// keeps its Rev.
-func (res *mergeResult) reissue(old string, mem map[string]Entry, disk []Entry) {
-	if old == "" {
-		return
-	}
-	inCopy := make(map[string]Rev, len(disk))
-	for _, d := range disk {
-		if d.Rev.Device == old {
-			inCopy[d.ID] = d.Rev
+// forkedLocked drops the forked replicas from the store's Vector and
+// returns the copy's Vector without them. A replica two machines stamped
+// with (clones of one system) has two histories under one name, so no
+// Vector can say which of its changes a copy had seen: nothing stamped
+// with it is taken for deleted because a copy lacks it. The store lists
+// the forked replicas in its file, so that every device learns them
+// before it takes another's Vector at its word.
+func (s *Store) forkedLocked(seen Vector) Vector {
+	var out Vector
+	for d := range s.forked {
+		delete(s.seen, d)
+		if _, ok := seen[d]; ok {
+			if out == nil {
+				out = cloneVector(seen)
+			}
+			delete(out, d)
 		}
 	}
-	stamped := make(map[string]bool, len(res.stamp))
-	for _, id := range res.stamp {
-		stamped[id] = true
+	if out == nil {
+		return seen
 	}
-	for id, e := range res.recs {
-		if e.Rev.Device != old || stamped[id] {
-			continue
-		}
-		if r, ok := inCopy[id]; ok && r == e.Rev && mem[id].Rev == e.Rev {
-			continue
-		}
-		res.stamp = append(res.stamp, id)
-	}
-	slices.Sort(res.stamp[len(stamped):])
+	return out
 }

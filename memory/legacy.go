@@ -58,12 +58,13 @@ type strictEntry struct {
 type strictDoc struct {
 	Version *int              `json:"version"`
 	Seen    map[string]uint64 `json:"seen"`
+	Forked  []string          `json:"forked"`
 	Entries *[]strictEntry    `json:"entries"`
 }
 
 // lenient converts a strictly parsed file to the lenient types.
 func (d strictDoc) lenient() fileDoc {
-	doc := fileDoc{}
+	doc := fileDoc{Forked: d.Forked}
 	if d.Version != nil {
 		v := flexInt(*d.Version)
 		doc.Version = &v
@@ -93,6 +94,7 @@ func (d strictDoc) lenient() fileDoc {
 type fileDoc struct {
 	Version *flexInt           `json:"version"`
 	Seen    map[string]flexInt `json:"seen"`
+	Forked  []string           `json:"forked"`
 	Entries *[]fileEntry       `json:"entries"`
 }
 
@@ -100,6 +102,9 @@ type fileDoc struct {
 type fileContents struct {
 	entries []Entry
 	seen    Vector
+	// forked lists the replicas found shared by two machines (see
+	// forkedLocked): no Vector's word on them counts.
+	forked []string
 	// legacy: a shape or version other than the current one, to rewrite.
 	legacy bool
 }
@@ -183,6 +188,11 @@ func parseDoc(data []byte, fallback time.Time) (fileContents, error) {
 				fc.seen[d] = uint64(n)
 			}
 		}
+		for _, d := range doc.Forked {
+			if validID(d) {
+				fc.forked = append(fc.forked, d)
+			}
+		}
 	}
 	fc.entries = cleanEntries(raw, fallback)
 	return fc, nil
@@ -226,6 +236,10 @@ func parseSlowly(body []byte, shift int) (fileDoc, error) {
 		case "seen":
 			if err := dec.Decode(&doc.Seen); err != nil {
 				return fileDoc{}, posErr(std, shift, off, fmt.Errorf("seen: %w", err))
+			}
+		case "forked":
+			if err := dec.Decode(&doc.Forked); err != nil {
+				return fileDoc{}, posErr(std, shift, off, fmt.Errorf("forked: %w", err))
 			}
 		default:
 			var skip json.RawMessage

@@ -211,19 +211,12 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 	}
 	err = s.change(func(recs map[string]Entry, now time.Time) ([]string, bool, error) {
 		clampFuture(fc.entries, now)
-		seen, retired, err := s.vetCopyLocked(fc.entries, fc.seen)
+		seen, spread, err := s.vetCopyLocked(fc)
 		if err != nil {
 			return nil, false, err
 		}
 		fc.seen = seen
 		res := mergeCopy(recs, s.sawLocked(), fc.entries, seen, now)
-		res.reissue(retired, recs, fc.entries)
-		for _, id := range res.stamp {
-			if e := res.recs[id]; e.Rev.Device == retired {
-				e.Rev = Rev{} // for the change to stamp anew (see stampChanges)
-				res.recs[id] = e
-			}
-		}
 		var protect []string
 		for id, e := range res.recs {
 			if o, had := recs[id]; !had || !sameVersion(o, e) {
@@ -235,7 +228,7 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 		for id, e := range res.recs {
 			recs[id] = e
 		}
-		return protect, n > 0, nil
+		return protect, n > 0 || spread, nil
 	})
 	if err == nil {
 		s.beginWrite()

@@ -116,6 +116,7 @@ type Store struct {
 	// fields below it. Methods named ...Locked need it.
 	writeTurn  sync.Mutex
 	seen       Vector            // what the records have seen of each device's changes
+	forked     map[string]bool   // replicas two machines stamped with (see forkedLocked)
 	fileSeen   Vector            // the Vector of the file as last read or written
 	counter    uint64            // the last counter of this device's Revs
 	issued     map[string]uint64 // the highest counter of the replica's changes of each entry
@@ -147,13 +148,14 @@ type Store struct {
 
 func newStore(opts Options) *Store {
 	s := &Store{
-		max:  opts.MaxEntries,
-		ttl:  opts.TombstoneTTL,
-		now:  opts.Now,
-		seed: maphash.MakeSeed(),
-		recs: map[string]Entry{},
-		enc:  map[string]encodedEntry{},
-		seen: Vector{},
+		max:    opts.MaxEntries,
+		ttl:    opts.TombstoneTTL,
+		now:    opts.Now,
+		seed:   maphash.MakeSeed(),
+		recs:   map[string]Entry{},
+		enc:    map[string]encodedEntry{},
+		seen:   Vector{},
+		forked: map[string]bool{},
 
 		device:   opts.Device,
 		base:     hostDevice(),

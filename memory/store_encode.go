@@ -29,10 +29,11 @@ type encodedEntry struct {
 	text  []byte
 }
 
-// joinFile appends the file made of the Vector and the entries' texts
-// (from jsonEntry) to b; size is a capacity hint.
-func joinFile(b []byte, seen Vector, parts [][]byte, size int) []byte {
-	b = slices.Grow(b, 64+32*len(seen)+size)
+// joinFile appends the file made of the Vector, the forked replicas (see
+// forkedLocked) and the entries' texts (from jsonEntry) to b; size is a
+// capacity hint.
+func joinFile(b []byte, seen Vector, forked map[string]bool, parts [][]byte, size int) []byte {
+	b = slices.Grow(b, 64+32*(len(seen)+len(forked))+size)
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, fileVersion, 10)
 	b = append(b, ",\n  \"seen\": {"...)
@@ -48,7 +49,18 @@ func joinFile(b []byte, seen Vector, parts [][]byte, size int) []byte {
 	if len(seen) > 0 {
 		b = append(b, "\n  "...)
 	}
-	b = append(b, "},\n  \"entries\": ["...)
+	b = append(b, "},\n"...)
+	if len(forked) > 0 {
+		b = append(b, "  \"forked\": ["...)
+		for i, d := range slices.Sorted(maps.Keys(forked)) {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = jsonString(b, d)
+		}
+		b = append(b, "],\n"...)
+	}
+	b = append(b, "  \"entries\": ["...)
 	for i, p := range parts {
 		if i > 0 {
 			b = append(b, ',')

@@ -13,7 +13,7 @@ func encodeForTest(entries []Entry) []byte {
 	for i, e := range entries {
 		parts[i] = jsonEntry(nil, e)
 	}
-	return joinFile(nil, nil, parts, 0)
+	return joinFile(nil, nil, nil, parts, 0)
 }
 
 // FuzzParseFile: the loader never panics, and whatever it accepts survives

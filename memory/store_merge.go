@@ -177,12 +177,11 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	}
 	now := s.clock()
 	clampFuture(fc.entries, now)
-	diskSeen, retired, err := s.vetCopyLocked(fc.entries, fc.seen)
+	diskSeen, spread, err := s.vetCopyLocked(fc)
 	if err != nil {
 		return false, false, err
 	}
 	res := mergeCopy(s.recs, s.sawLocked(), fc.entries, diskSeen, now)
-	res.reissue(retired, s.recs, fc.entries)
 	s.seen.merge(diskSeen)
 	if err := s.stampMerged(res, now); err != nil {
 		return false, false, err
@@ -198,7 +197,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	s.disk = diskState{exists: true, stamp: st, hash: h}
 	s.fileSeen = cloneVector(diskSeen)
 	s.ioErr, s.unparsable = nil, nil
-	return changed, fc.legacy || res.missing || len(res.stamp) > 0, nil
+	return changed, fc.legacy || res.missing || len(res.stamp) > 0 || spread, nil
 }
 
 // unsettled reports whether a read of the file should be repeated before
@@ -259,7 +258,7 @@ func (s *Store) sawLocked() func(id string, r Rev) bool {
 	if s.opened {
 		return func(_ string, r Rev) bool { return s.seen.Covers(r) }
 	}
-	return func(id string, r Rev) bool { return s.openSaw[id].Covers(r) }
+	return func(id string, r Rev) bool { return !s.forked[r.Device] && s.openSaw[id].Covers(r) }
 }
 
 // stampMerged gives the entries a merge made a Rev of this device and

@@ -182,7 +182,8 @@ func TestSyncClonedStateFolderLosesNothing(t *testing.T) {
 // shared replica's counters up to that clone's last change) does not take
 // the other clone's offline add, stamped with the same replica under that
 // counter, for a deletion once the fork is found: the clone that finds it
-// stamps anew what the two do not both hold. Found by a sync history
+// lists the replica as forked, and the third device then takes no Vector's
+// word on it. Found by a sync history
 // (TestSyncHistoriesLoseNothing, seed 1796333274524612461).
 func TestSyncClonedReplicaAddReachesAThirdDevice(t *testing.T) {
 	t.Parallel()
@@ -205,6 +206,49 @@ func TestSyncClonedReplicaAddReachesAThirdDevice(t *testing.T) {
 	c.reload()
 	b.receive(a) // B finds the fork
 	b.reload()
+	c.receive(b)
+	c.reload()
+	a.receive(c)
+	a.reload()
+	b.receive(a)
+	b.reload()
+	for name, d := range map[string]*device{"A": a, "B": b, "C": c} {
+		if got := d.texts(); !slices.Contains(got, "offline on B") || len(got) != 3 {
+			t.Errorf("%s lists %q, want all 3 with B's offline add", name, got)
+		}
+	}
+}
+
+// The clone that finds the fork lists the replica as forked in its file,
+// and a third device that learns it stops taking any Vector's word on the
+// replica: the other clone's add, which it had taken for one it deleted,
+// arrives, and nothing is deleted for lack of it.
+func TestSyncForkedReplicaSpreads(t *testing.T) {
+	t.Parallel()
+	clkA := newClock()
+	clkB := &testClock{t: clkA.Now().Add(1500 * time.Millisecond)}
+	a := newDevice(t, clkA)
+	a.add("shared before the clone")
+	a.exit()
+	b := newDevice(t, clkB)
+	b.exit()
+	cloneState(t, a, b)
+	b.receive(a)
+	c := newDevice(t, newClock())
+	a.open()
+	b.open()
+	b.add("offline on B")
+	clkA.Advance(time.Hour)
+	a.add("offline on A")
+	c.receive(a)
+	c.reload()
+	a.receive(b) // A finds the fork
+	a.reload()
+	if doc, err := os.ReadFile(a.path); err != nil || !strings.Contains(string(doc), `"forked"`) {
+		t.Fatalf("A's file does not list the forked replica (%v):\n%s", err, doc)
+	}
+	c.receive(a)
+	c.reload()
 	c.receive(b)
 	c.reload()
 	a.receive(c)

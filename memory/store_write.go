@@ -368,7 +368,7 @@ func (s *Store) encode(recs map[string]Entry) []byte {
 			}
 		}
 	}
-	s.buf = joinFile(s.buf[:0], s.seen, parts, size)
+	s.buf = joinFile(s.buf[:0], s.seen, s.forked, parts, size)
 	return s.buf
 }
 

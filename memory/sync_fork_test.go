@@ -84,32 +84,3 @@ func TestSyncCloneChangeUnderCompactedJournalIsKept(t *testing.T) {
 		t.Errorf("B lists %q, want all 8 with A's offline add", texts)
 	}
 }
-
-// A version a clone stamped anew on finding the fork (reissue) carries no
-// change of its own: a deletion made over the version it restamps wins
-// over it on either side of a merge, even when the restamped entry's
-// Updated is later (a clock ahead). Found by a sync history
-// (TestSyncHistoriesLoseNothing, seed 1796351904924951816).
-func TestMergeRestampedVersionLosesToAChangeOverIt(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	orig := Entry{ID: "e1", Kind: KindFact, Text: "tea on Mondays", Source: SourceUser, Created: now, Updated: now.Add(time.Hour)}
-	orig.Rev = Rev{Device: "old", N: 10, Sum: versionSum(orig)}
-	again := orig
-	again.Prev, again.Rev = orig.Rev, Rev{Device: "new", N: 20, Sum: versionSum(orig)}
-	gone := orig
-	gone.Deleted, gone.Updated = now.Add(30*time.Minute), now.Add(30*time.Minute)
-	gone.Prev, gone.Rev = orig.Rev, Rev{Device: "other", N: 15, Sum: versionSum(gone)}
-	if !restamped(again) || restamped(gone) {
-		t.Fatalf("restamped: %v for the restamp, %v for the deletion", restamped(again), restamped(gone))
-	}
-	sawOrig := func(string, Rev) bool { return false }
-	for name, res := range map[string]mergeResult{
-		"the restamp arrives":  mergeCopy(map[string]Entry{"e1": gone}, sawOrig, []Entry{again}, Vector{"new": 20}, now),
-		"the deletion arrives": mergeCopy(map[string]Entry{"e1": again}, sawOrig, []Entry{gone}, Vector{"other": 15, "old": 10}, now),
-	} {
-		if got := res.recs["e1"]; got.Deleted.IsZero() {
-			t.Errorf("%s: the entry is live again (%v), want the deletion", name, got.Rev)
-		}
-	}
-}

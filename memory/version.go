@@ -132,7 +132,9 @@ func handEdited(e Entry) bool { return e.Rev.Sum != 0 && e.Rev.Sum != versionSum
 // (see journal), and a store that cannot prove that (its journal was lost,
 // compacted past what the file holds, copied from another machine, or
 // another machine stamps with the same replica) stamps with a new replica
-// from then on (see vetCopyLocked). The one exception is a tombstone
+// from then on (see vetCopyLocked); a replica two machines stamped with is
+// listed in the file as forked, and no Vector's word on it counts (see
+// forkedLocked). The one exception is a tombstone
 // dropped after TombstoneTTL: a copy that has not been merged for that
 // long may bring the entry back.
 //
@@ -192,8 +194,7 @@ type mergeResult struct {
 //     content wins and is stamped anew.
 //   - With different Revs, a side that had seen the other's version holds
 //     the later change and wins, as does a version whose Prev is the
-//     other, and a change made over the version the other merely stamped
-//     anew (see reissue); of two changes by one device, the later. If neither had (concurrent edits on two
+//     other; of two changes by one device, the later. If neither had (concurrent edits on two
 //     devices), the later Updated wins, then a live version over a
 //     deletion, then the greater Rev; the losing text is kept as superseded
 //     history under an ID derived from its content, the same on every
@@ -265,13 +266,6 @@ func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []
 		case !d.Rev.IsZero() && m.Prev == d.Rev:
 			res.recs[d.ID] = unversioned(m, d) // the store's version replaced d
 			res.missing = true
-		case restamped(d) && !restamped(m) && (m.Prev == d.Prev || memSaw(d.ID, d.Prev)):
-			// d is its Prev stamped anew (see reissue), and the store's
-			// version was made over that one or later.
-			res.recs[d.ID] = unversioned(m, d)
-			res.missing = true
-		case restamped(m) && !restamped(d) && (d.Prev == m.Prev || diskSeen.Covers(m.Prev)):
-			res.recs[d.ID] = unversioned(d, m)
 		case d.Rev.Device == m.Rev.Device && !d.Rev.IsZero() && !m.Rev.IsZero():
 			// One device's changes come in order: the later one saw the other.
 			if d.Rev.N > m.Rev.N {
@@ -302,11 +296,6 @@ func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []
 	}
 	return res
 }
-
-// restamped reports whether e is the version its Prev names stamped anew
-// (see reissue): the same content under a new Rev. Such a version carries
-// no change of its own, so a change made over its Prev wins over it.
-func restamped(e Entry) bool { return !e.Prev.IsZero() && e.Prev.Sum != 0 && e.Prev.Sum == e.Rev.Sum }
 
 // sawNothing is the memSaw of records that had seen nothing (see
 // mergeCopy): nothing the copy holds is taken for deleted.
