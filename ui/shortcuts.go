@@ -9,8 +9,15 @@ import (
 
 // The window's shortcuts, all with the platform's shortcut modifier (Ctrl,
 // or Cmd on macOS): a new chat, search the memories, search the chats, the
-// sheet of shortcuts, quit.
-var windowKeys = []fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK, fyne.KeySlash, fyne.KeyQ}
+// sheet of shortcuts, quit, and the jumps to each area of the window
+// (areaKeys).
+var windowKeys = append([]fyne.KeyName{fyne.KeyN, fyne.KeyF, fyne.KeyK, fyne.KeySlash, fyne.KeyQ}, areaKeys...)
+
+// areaKeys move the focus to an area of the window, in the order they
+// appear on screen: the chat list, the message box, the memory search and
+// the toolbar. Tab goes through every button on the way; these go
+// straight there.
+var areaKeys = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4}
 
 // shortcutName shows the shortcut of key the way the platform writes it:
 // "Ctrl+N", or "⌘N" on macOS (shortcutPrefix, shortcut_darwin.go).
@@ -43,6 +50,17 @@ func (u *UI) shortcut(s fyne.Shortcut) bool {
 		u.showShortcuts()
 	case fyne.KeyQ:
 		u.quit()
+	case fyne.Key1:
+		u.w.Canvas().Focus(u.list.list)
+	case fyne.Key2:
+		u.w.Canvas().Focus(u.pane.input)
+	case fyne.Key3:
+		if !u.inspectorOpen {
+			u.toggleInspector()
+		}
+		u.insp.focusSearch()
+	case fyne.Key4:
+		u.bar.focusFirst()
 	}
 	return true
 }
@@ -55,8 +73,8 @@ func (u *UI) quit() {
 }
 
 // addShortcuts registers the window's shortcuts (Ctrl+N, Ctrl+F, Ctrl+K,
-// Ctrl+/, Ctrl+Q; ⌘N, ⌘F, ⌘K, ⌘/, ⌘Q on macOS) and Esc on the window; the entries pass the same
-// shortcuts on while they have focus.
+// Ctrl+/, Ctrl+Q, Ctrl+1 to Ctrl+4; ⌘ for Ctrl on macOS) and Esc on the
+// window; the entries pass the same shortcuts on while they have focus.
 func (u *UI) addShortcuts() {
 	c := u.w.Canvas()
 	for _, k := range windowKeys {
@@ -68,4 +86,37 @@ func (u *UI) addShortcuts() {
 			u.escape()
 		}
 	})
+}
+
+// focusFirst focuses the toolbar's first control on screen (the folded
+// toolbar's ⋯ menu when the window is narrow).
+func (t *toolbar) focusFirst() {
+	if f := firstFocusable(t.root); f != nil {
+		t.u.w.Canvas().Focus(f)
+	}
+}
+
+// firstFocusable is the first visible, enabled object that takes the
+// focus in the containers under o, in the order Tab visits them, or nil.
+// It does not look inside widgets: a widget either takes the focus or is
+// passed over.
+func firstFocusable(o fyne.CanvasObject) fyne.Focusable {
+	if o == nil || !o.Visible() {
+		return nil
+	}
+	if f, ok := o.(fyne.Focusable); ok {
+		if d, ok := o.(fyne.Disableable); !ok || !d.Disabled() {
+			return f
+		}
+	}
+	c, ok := o.(*fyne.Container)
+	if !ok {
+		return nil
+	}
+	for _, k := range c.Objects {
+		if f := firstFocusable(k); f != nil {
+			return f
+		}
+	}
+	return nil
 }

@@ -19,6 +19,10 @@ func shortcutRows() [][2]string {
 		{shortcutName(fyne.KeyF), lang.L("Search memories")},
 		{shortcutName(fyne.KeyK), lang.L("Search chats")},
 		{lang.L("Tab, Shift+Tab"), lang.L("Move between the buttons and fields")},
+		{shortcutName(fyne.Key1), lang.L("Go to the chat list")},
+		{shortcutName(fyne.Key2), lang.L("Go to the message box")},
+		{shortcutName(fyne.Key3), lang.L("Go to the memory search")},
+		{shortcutName(fyne.Key4), lang.L("Go to the toolbar")},
 		{shortcutName(fyne.KeySlash), lang.L("This list of shortcuts")},
 		{shortcutName(fyne.KeyQ), lang.L("Quit")},
 	}

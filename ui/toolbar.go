@@ -71,7 +71,7 @@ func newToolbar(u *UI) *toolbar {
 		t.memories, settings)
 	t.more = t.newMoreButton()
 	t.more.Hide()
-	t.root = container.NewVBox(container.NewPadded(container.New(&foldLayout{t: t}, left, t.captureBox, right, t.more)),
+	t.root = container.NewVBox(container.NewPadded(container.New(&foldLayout{t: t}, t.more, left, t.captureBox, right)),
 		widget.NewSeparator())
 	return t
 }

@@ -12,7 +12,8 @@ import (
 // them, the model, Memories and settings at the end. When the row is too
 // narrow for all of them, the chat's controls and the capture mode fold
 // into the ⋯ menu, which takes their place, instead of being drawn under
-// the model. Its objects are those four parts: start, capture, end, ⋯.
+// the model. Its objects are those four parts in the order Tab visits
+// them: ⋯, start, capture, end.
 type foldLayout struct{ t *toolbar }
 
 // MinSize is the folded row's: the ⋯ menu and the end.
@@ -21,12 +22,12 @@ func (l *foldLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	for _, o := range objs {
 		h = max(h, o.MinSize().Height)
 	}
-	return fyne.NewSize(objs[3].MinSize().Width+theme.Padding()+objs[2].MinSize().Width, h)
+	return fyne.NewSize(objs[0].MinSize().Width+theme.Padding()+objs[3].MinSize().Width, h)
 }
 
 // Layout folds the row or not, as size allows, and places its parts.
 func (l *foldLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	start, capture, end, more := objs[0], objs[1], objs[2], objs[3]
+	more, start, capture, end := objs[0], objs[1], objs[2], objs[3]
 	pad := theme.Padding()
 	full := start.MinSize().Width + pad + end.MinSize().Width
 	if l.t.hasCapture {
