@@ -101,7 +101,7 @@ func (s *Store) mergeConflictCopiesLocked() (bool, error) {
 		if err != nil {
 			return changed, err
 		}
-		res := mergeCopy(s.recs, s.sawLocked(), fc.entries, seen, now)
+		res := mergeCopy(s.recs, s.sawLocked(), fc.entries, seen, s.forked, now)
 		changed = changed || spread
 		s.seen.merge(seen)
 		if err := s.stampMerged(res, now); err != nil {

@@ -104,6 +104,11 @@ type Entry struct {
 	// kept in the file for a while so other writers and sync tools see the
 	// deletion, and is never shown or recalled.
 	Deleted time.Time `json:"deleted,omitzero"`
+	// Absent marks a tombstone no one asked for: a copy that had seen the
+	// entry lacked it (a hand deletion, or a copy from a machine that only
+	// seemed to have seen it, see forkedLocked), and the store took that
+	// for a deletion.
+	Absent bool `json:"absent,omitempty"`
 	// Rev is the version of the entry's last change (see Rev): which
 	// device made it, and when in that device's count. Stores set it.
 	Rev Rev `json:"rev,omitzero"`

@@ -28,6 +28,7 @@ type fileEntry struct {
 	Supersedes   flexString `json:"supersedes"`
 	SupersededBy flexString `json:"superseded_by"`
 	Deleted      flexTime   `json:"deleted"`
+	Absent       flexBool   `json:"absent"`
 	Rev          flexString `json:"rev"`
 	Prev         flexString `json:"prev"`
 	TS           flexTime   `json:"ts"`
@@ -49,6 +50,7 @@ type strictEntry struct {
 	Supersedes   string    `json:"supersedes"`
 	SupersededBy string    `json:"superseded_by"`
 	Deleted      time.Time `json:"deleted"`
+	Absent       bool      `json:"absent"`
 	Rev          string    `json:"rev"`
 	Prev         string    `json:"prev"`
 	TS           flexTime  `json:"ts"`
@@ -82,7 +84,7 @@ func (d strictDoc) lenient() fileDoc {
 				ID: flexString(e.ID), Kind: flexString(e.Kind), Text: flexString(e.Text), Source: flexString(e.Source),
 				Pinned: flexBool(e.Pinned), Created: flexTime{e.Created}, Updated: flexTime{e.Updated},
 				LastUsed: flexTime{e.LastUsed}, Uses: flexInt(e.Uses), Supersedes: flexString(e.Supersedes),
-				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Rev: flexString(e.Rev), Prev: flexString(e.Prev), TS: e.TS,
+				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Absent: flexBool(e.Absent), Rev: flexString(e.Rev), Prev: flexString(e.Prev), TS: e.TS,
 			}
 		}
 		doc.Entries = &es
@@ -419,7 +421,7 @@ func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
 			ID: string(fe.ID), Kind: kind, Text: string(fe.Text), Source: Source(fe.Source), Pinned: bool(fe.Pinned),
 			Created: fe.Created.Time, Updated: fe.Updated.Time, LastUsed: fe.LastUsed.Time, Uses: max(int(fe.Uses), 0),
 			Supersedes: string(fe.Supersedes), SupersededBy: string(fe.SupersededBy), Deleted: fe.Deleted.Time, Rev: rev,
-			Prev: prev,
+			Prev: prev, Absent: bool(fe.Absent) && !fe.Deleted.IsZero(),
 		}
 		if e.Created.IsZero() {
 			e.Created = fe.TS.Time

@@ -86,7 +86,7 @@ func (s *Store) repairLocked() (RepairReport, error) {
 	salvaged := salvageEntries(data, st.ModTime().UTC())
 	clampFuture(salvaged, now)
 	rep.Read = len(salvaged)
-	res := mergeCopy(s.recs, sawNothing, salvaged, Vector{}, now)
+	res := mergeCopy(s.recs, sawNothing, salvaged, Vector{}, s.forked, now)
 	if err := s.stampMerged(res, now); err != nil {
 		return RepairReport{}, err
 	}
@@ -216,7 +216,7 @@ func (s *Store) MergeFile(data []byte, fallback time.Time) (n int, ok bool, err 
 			return nil, false, err
 		}
 		fc.seen = seen
-		res := mergeCopy(recs, s.sawLocked(), fc.entries, seen, now)
+		res := mergeCopy(recs, s.sawLocked(), fc.entries, seen, s.forked, now)
 		var protect []string
 		for id, e := range res.recs {
 			if o, had := recs[id]; !had || !sameVersion(o, e) {

@@ -348,7 +348,7 @@ func (s *Store) Restore(id string) error {
 			return nil, false, nil
 		}
 		if ok && !forgotten(e) {
-			e.Deleted, e.Updated = time.Time{}, now
+			e.Deleted, e.Updated, e.Absent = time.Time{}, now, false
 			recs[id] = e
 			return []string{id}, true, nil
 		}
@@ -365,7 +365,7 @@ func (s *Store) Restore(id string) error {
 			return nil, false, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
 		e = t.Entry
-		e.Deleted, e.Updated = time.Time{}, now
+		e.Deleted, e.Updated, e.Absent = time.Time{}, now, false
 		e.Rev = Rev{} // a change of this device, later than the tombstone
 		recs[id] = e
 		return []string{id}, true, nil

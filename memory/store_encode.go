@@ -113,6 +113,9 @@ func jsonEntry(b []byte, e Entry) []byte {
 	if !e.Deleted.IsZero() {
 		b = append(b, ","+ind+`deleted": `...)
 		b = jsonTime(b, e.Deleted)
+		if e.Absent {
+			b = append(b, ","+ind+`absent": true`...)
+		}
 	}
 	if !e.Rev.IsZero() {
 		b = append(b, ","+ind+`rev": "`...)

@@ -181,7 +181,7 @@ func (s *Store) syncLocked() (changed, rewrite bool, err error) {
 	if err != nil {
 		return false, false, err
 	}
-	res := mergeCopy(s.recs, s.sawLocked(), fc.entries, diskSeen, now)
+	res := mergeCopy(s.recs, s.sawLocked(), fc.entries, diskSeen, s.forked, now)
 	s.seen.merge(diskSeen)
 	if err := s.stampMerged(res, now); err != nil {
 		return false, false, err
@@ -337,7 +337,7 @@ func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
 		a.Pinned == b.Pinned && a.Uses == b.Uses && a.Supersedes == b.Supersedes &&
 		a.SupersededBy == b.SupersededBy && a.Created.Equal(b.Created) &&
-		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Rev == b.Rev && a.Prev == b.Prev
+		a.Updated.Equal(b.Updated) && a.LastUsed.Equal(b.LastUsed) && a.Deleted.Equal(b.Deleted) && a.Absent == b.Absent && a.Rev == b.Rev && a.Prev == b.Prev
 }
 
 func sameRecords(a, b map[string]Entry) bool {

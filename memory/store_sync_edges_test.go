@@ -262,6 +262,48 @@ func TestSyncForkedReplicaSpreads(t *testing.T) {
 	}
 }
 
+// A third device that had one clone's add and then took the other clone's
+// file, which lacks it while its Vector claims the shared replica's
+// counters past it, takes the absence for a deletion before anyone knows
+// of the fork; once it learns the replica is forked, that tombstone loses
+// to the add. Found by a sync history (TestSyncHistoriesLoseNothing, seed
+// 1796353169369514647).
+func TestSyncTombstoneFromAForkedVectorIsUndone(t *testing.T) {
+	t.Parallel()
+	clkA := newClock()
+	clkB := &testClock{t: clkA.Now().Add(1500 * time.Millisecond)}
+	a := newDevice(t, clkA)
+	a.add("shared before the clone")
+	a.exit()
+	b := newDevice(t, clkB)
+	b.exit()
+	cloneState(t, a, b)
+	b.receive(a)
+	c := newDevice(t, newClock())
+	a.open()
+	b.open()
+	b.add("offline on B")
+	c.receive(b)
+	c.reload()
+	clkA.Advance(time.Hour)
+	a.add("offline on A")
+	c.receive(a) // lacks B's add, and seems to have seen it
+	c.reload()
+	b.receive(a) // B finds the fork
+	b.reload()
+	c.receive(b)
+	c.reload()
+	a.receive(c)
+	a.reload()
+	b.receive(c)
+	b.reload()
+	for name, d := range map[string]*device{"A": a, "B": b, "C": c} {
+		if got := d.texts(); !slices.Contains(got, "offline on B") || len(got) != 3 {
+			t.Errorf("%s lists %q, want all 3 with B's offline add", name, got)
+		}
+	}
+}
+
 // cloneState makes to's state folder a copy of from's, as on a disk
 // cloned whole: the memory file is at the same place on both, so to's
 // journal is from's under the name of to's.

@@ -199,9 +199,17 @@ type mergeResult struct {
 //     deletion, then the greater Rev; the losing text is kept as superseded
 //     history under an ID derived from its content, the same on every
 //     device.
+//   - A tombstone the store inferred from a copy's absence (Absent) over a
+//     version stamped with a replica since found forked loses to that
+//     version: the copy only seemed to have seen it.
 //   - Uses and LastUsed take the larger, Created the earlier: they are
 //     not versioned.
-func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []Entry, diskSeen Vector, now time.Time) mergeResult {
+func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []Entry, diskSeen Vector, forked map[string]bool, now time.Time) mergeResult {
+	// unfounded says a tombstone was inferred from a forked replica's
+	// word (see Entry.Absent) over the live version o.
+	unfounded := func(t, o Entry) bool {
+		return t.Absent && !t.Deleted.IsZero() && o.Deleted.IsZero() && !o.Rev.IsZero() && t.Prev == o.Rev && forked[o.Rev.Device]
+	}
 	res := mergeResult{recs: make(map[string]Entry, max(len(mem), len(disk)))}
 	saw := func(d Entry) bool { return !d.Rev.IsZero() && memSaw(d.ID, d.Rev) }
 	var dropped map[string]bool
@@ -256,6 +264,11 @@ func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []
 			// clock was behind the writer's: the earlier times, on every
 			// device.
 			res.recs[d.ID] = earlierTimes(unversioned(d, m), m)
+		case unfounded(d, m):
+			res.recs[d.ID] = unversioned(m, d)
+			res.missing = true
+		case unfounded(m, d):
+			res.recs[d.ID] = unversioned(d, m)
 		case diskSeen.Covers(m.Rev) && !saw(d):
 			res.recs[d.ID] = unversioned(d, m)
 		case saw(d) && !diskSeen.Covers(m.Rev):
@@ -289,7 +302,7 @@ func mergeCopy(mem map[string]Entry, memSaw func(id string, r Rev) bool, disk []
 		case !diskSeen.Covers(m.Rev):
 			res.missing = true // the copy never had it
 		case m.Deleted.IsZero():
-			m.Deleted, m.Updated = now, now
+			m.Deleted, m.Updated, m.Absent = now, now, true
 			res.stamp = append(res.stamp, id) // deleted by hand in the copy
 		}
 		res.recs[id] = m
@@ -386,7 +399,7 @@ func earlierTimes(e, o Entry) Entry {
 func sameVersion(a, b Entry) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Text == b.Text && a.Source == b.Source &&
 		a.Pinned == b.Pinned && a.Supersedes == b.Supersedes && a.SupersededBy == b.SupersededBy &&
-		a.Updated.Equal(b.Updated) && a.Deleted.Equal(b.Deleted)
+		a.Updated.Equal(b.Updated) && a.Deleted.Equal(b.Deleted) && a.Absent == b.Absent
 }
 
 // cloneVector copies v (nil stays an empty, writable Vector).
