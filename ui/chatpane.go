@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"engram/agent"
 	"engram/ui/internal/markdown"
 )
 
@@ -28,6 +29,9 @@ type chatPane struct {
 	send      *widget.Button
 	stopB     *widget.Button
 	root      *fyne.Container
+	// OnOpenMemory, if set, shows a memory that an answer's disclosure
+	// lists (recalled or pinned) in the inspector: tapping its row calls it.
+	OnOpenMemory func(h agent.RecalledHit)
 }
 
 func newChatPane(u *UI) *chatPane {
@@ -164,7 +168,17 @@ func (p *chatPane) actions() messageActions {
 		last:       p.isLast,
 		reveal:     p.reveal,
 		focus:      func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
+		openMemory: p.openMemory(),
 	}
+}
+
+// openMemory is what the disclosures' memory rows call: OnOpenMemory, or
+// nil while there is none.
+func (p *chatPane) openMemory() func(h agent.RecalledHit) {
+	if p.OnOpenMemory == nil {
+		return nil
+	}
+	return func(h agent.RecalledHit) { p.OnOpenMemory(h) }
 }
 
 // jumpTo scrolls the chat to the top of the message s.jump, if s shows

@@ -122,6 +122,9 @@ type messageActions struct {
 	resume     func(answer *msgState) // continue the answer
 	remove     func(m *msgState)
 	last       func(m *msgState) bool // m is the chat's last message
+	// openMemory shows a memory of the disclosure in the inspector (nil:
+	// its rows are not links).
+	openMemory func(h agent.RecalledHit)
 }
 
 // messageView draws one message. update rebuilds it from its msgState; the
@@ -303,10 +306,11 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 	}
 	v.details.Objects = nil
 	for _, h := range m.Pinned {
-		v.details.Add(memoryRow(h.Entry, kindName(h.Entry.Kind)+" · "+scopeName(h.Scope)+" · "+lang.L("pinned · in the prompt")))
+		v.details.Add(v.memoryLink(h, memoryRow(h.Entry, kindName(h.Entry.Kind)+" · "+scopeName(h.Scope)+" · "+
+			lang.L("pinned · in the prompt"))))
 	}
 	for _, h := range m.Recalled {
-		v.details.Add(hitRow(h))
+		v.details.Add(v.memoryLink(h, hitRow(h)))
 	}
 	for _, t := range m.Tools {
 		v.details.Add(toolRow(t))
@@ -324,6 +328,15 @@ func (v *messageView) toggleOpen() {
 	if v.m.open && v.act.reveal != nil && v.opened != nil {
 		v.act.reveal(v.opened)
 	}
+}
+
+// memoryLink makes row, the row of memory h, open h in the inspector when
+// tapped, if the pane can.
+func (v *messageView) memoryLink(h agent.RecalledHit, row fyne.CanvasObject) fyne.CanvasObject {
+	if v.act.openMemory == nil {
+		return row
+	}
+	return newMemLink(row, func() { v.act.openMemory(h) })
 }
 
 // hitRow shows one recalled memory: kind, scope, score, the terms the
