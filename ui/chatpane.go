@@ -29,6 +29,9 @@ type chatPane struct {
 	send      *widget.Button
 	stopB     *widget.Button
 	root      *fyne.Container
+	undoBar   *fyne.Container // "Message deleted · Undo"
+	undoB     *widget.Button
+	deleted   *deletion // the message deleted last, while its Undo shows
 	// OnOpenMemory, if set, shows a memory that an answer's disclosure
 	// lists (recalled or pinned) in the inspector: tapping its row calls it.
 	OnOpenMemory func(h agent.RecalledHit)
@@ -70,7 +73,8 @@ func newChatPane(u *UI) *chatPane {
 	buttons := container.NewVBox(p.send, p.stopB)
 	inputRow := container.NewBorder(nil, nil, nil, buttons, p.input)
 	center := container.NewStack(p.scroll, p.empty)
-	p.root = container.NewBorder(p.bannerBox, container.NewPadded(inputRow), nil, nil, center)
+	p.undoBar = p.newUndoBar()
+	p.root = container.NewBorder(p.bannerBox, container.NewPadded(container.NewVBox(p.undoBar, inputRow)), nil, nil, center)
 	p.updateEmpty()
 	return p
 }
@@ -80,6 +84,10 @@ func (p *chatPane) focus() { p.u.w.Canvas().Focus(p.input) }
 
 // show replaces the pane's content with session s.
 func (p *chatPane) show(s *session) {
+	if p.deleted != nil && p.deleted.s != s {
+		p.commitDelete()
+	}
+	p.hideDeleted(s)
 	p.s = s
 	p.views = nil
 	p.ml.reset()
@@ -305,6 +313,7 @@ func (p *chatPane) sendText(text string) bool {
 	if s == nil || s.busy || text == "" {
 		return false
 	}
+	p.commitDelete()
 	s.busy = true
 	p.setBusy(true)
 	if !s.loaded {

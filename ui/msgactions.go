@@ -170,6 +170,7 @@ func (p *chatPane) action(what string, start func(s *session) error) {
 	if s == nil || s.busy || !s.loaded {
 		return
 	}
+	p.commitDelete()
 	s.busy = true
 	p.setBusy(true)
 	u.write(func() func() {
@@ -183,36 +184,6 @@ func (p *chatPane) action(what string, start func(s *session) error) {
 				p.setBusy(false)
 			}
 			u.showError(what, err)
-		}
-	})
-}
-
-// remove deletes message m, at once from the window and then from the
-// chat; if that fails the chat is loaded again.
-func (p *chatPane) remove(m *msgState) {
-	s, u := p.s, p.u
-	if s == nil || s.busy || !s.loaded {
-		return
-	}
-	if m.local {
-		p.dropLocal(m)
-		return
-	}
-	s.msgs = slices.DeleteFunc(slices.Clone(s.msgs), func(x *msgState) bool { return x == m })
-	p.sync()
-	id := s.info.ID
-	u.write(func() func() {
-		err := u.b.DeleteMessage(id, m.ID)
-		if err == nil {
-			return nil
-		}
-		c, lerr := u.b.Chat(id)
-		return func() {
-			u.showError(lang.L("Could not delete the message"), err)
-			if lerr == nil {
-				s.loaded = false
-				u.chatLoaded(s, c, nil)
-			}
 		}
 	})
 }
