@@ -95,6 +95,7 @@ func (p *chatPane) show(s *session) {
 	p.sync()
 	p.setBusy(s.busy)
 	p.follow(true)
+	p.readBranches(s)
 }
 
 // sync follows the session's messages: views of messages no longer there
@@ -165,18 +166,20 @@ func (p *chatPane) relayout() {
 
 func (p *chatPane) actions() messageActions {
 	return messageActions{
-		clip:       markdown.Clipboard{Set: p.u.copy, Later: p.u.later},
-		retry:      p.retry,
-		settings:   p.u.openSettings,
-		changed:    p.relayout,
-		resend:     p.resend,
-		regenerate: p.regenerate,
-		resume:     p.resume,
-		remove:     p.remove,
-		last:       p.isLast,
-		reveal:     p.reveal,
-		focus:      func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
-		openMemory: p.openMemory(),
+		clip:        markdown.Clipboard{Set: p.u.copy, Later: p.u.later},
+		retry:       p.retry,
+		settings:    p.u.openSettings,
+		changed:     p.relayout,
+		resend:      p.resend,
+		regenerate:  p.regenerate,
+		resume:      p.resume,
+		remove:      p.remove,
+		last:        p.isLast,
+		reveal:      p.reveal,
+		focus:       func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
+		openMemory:  p.openMemory(),
+		versions:    p.versionsOf,
+		showVersion: p.showVersion,
 	}
 }
 

@@ -33,6 +33,9 @@ type session struct {
 	jump    string                         // the ID of a message to scroll to once msgs are shown
 	recall  pendingSave[bool]              // the saves of info.AutoRecall
 	capture pendingSave[agent.CaptureMode] // the saves of info.Capture
+	// branches are the chat's kept versions (see versions.go), once read.
+	branches     []agent.Branch
+	branchesRead bool
 }
 
 // msgState is a message plus what only the window tracks about it.
@@ -52,8 +55,10 @@ type msgState struct {
 // startTurn adds what turn e starts to the messages (see
 // agent.TurnStarted) and returns the answer it writes.
 func (s *session) startTurn(e agent.TurnStarted) *msgState {
+	now := time.Now()
 	if e.Replaces != "" {
 		if i := s.index(e.Replaces); i >= 0 {
+			s.keepBranch(i, now)
 			s.msgs = s.msgs[:i:i]
 		}
 	}
@@ -64,7 +69,6 @@ func (s *session) startTurn(e agent.TurnStarted) *msgState {
 			return m
 		}
 	}
-	now := time.Now()
 	if e.UserID != "" {
 		s.msgs = append(s.msgs, &msgState{Message: Message{ID: e.UserID, Role: "user", Text: e.Text, Time: now}})
 	}
@@ -122,6 +126,10 @@ type messageActions struct {
 	resume     func(answer *msgState) // continue the answer
 	remove     func(m *msgState)
 	last       func(m *msgState) bool // m is the chat's last message
+	// versions lists the versions of the place m starts (see
+	// session.versions); showVersion shows one of them.
+	versions    func(m *msgState) ([]string, int)
+	showVersion func(m *msgState, id string)
 	// openMemory shows a memory of the disclosure in the inspector (nil:
 	// its rows are not links).
 	openMemory func(h agent.RecalledHit)
@@ -142,6 +150,8 @@ type messageView struct {
 	edit    *messageEntry   // the message box while the person edits the message
 	// the action buttons shown, nil when not
 	editB, regenB, contB, delB *tipButton
+	prevB, nextB               *tipButton      // the version arrows, nil when not shown
+	versionText                string          // "1/2" beside them
 	tipText                    *canvas.Text    // the tip of the action under the pointer or focused
 	tipBox                     *fyne.Container // tipText, hidden when no tip shows
 	header                     *fyne.Container // the row of the name and the actions
@@ -170,6 +180,7 @@ func (v *messageView) chromeKey() string {
 	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
 		len(m.Pinned), m.open, len(m.notices), m.Stopped, m.Err, m.settings, m.Cut, m.local, m.editing,
 		v.canContinue(), m.Interrupted, v.thought != nil)
+	b.WriteString("|" + v.versionKey())
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}

@@ -28,6 +28,9 @@ func (v *messageView) actionButtons() *fyne.Container {
 	if m.pending || m.editing {
 		return row
 	}
+	if arrows := v.versionArrows(); arrows != nil {
+		row.Add(arrows)
+	}
 	add := func(tip string, icon fyne.Resource, tapped func(*msgState)) *tipButton {
 		b := newTipButton(tip, icon, func() { tapped(v.m) }, v.showTip)
 		row.Add(b)

@@ -38,7 +38,8 @@ func VersionsAt(branches []Branch, i int, prev string, first Message) (ids []str
 	}
 	vs := []version{{first.ID, first.Time}}
 	for _, b := range branches {
-		if b.Restored || len(b.Messages) == 0 || !b.at(i, prev) || b.Messages[0].ID == first.ID {
+		if b.Restored || len(b.Messages) == 0 || !b.at(i, prev) ||
+			slices.ContainsFunc(vs, func(v version) bool { return v.id == b.Messages[0].ID }) {
 			continue
 		}
 		vs = append(vs, version{b.Messages[0].ID, b.Messages[0].Time})
