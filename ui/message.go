@@ -41,15 +41,16 @@ type session struct {
 // msgState is a message plus what only the window tracks about it.
 type msgState struct {
 	Message
-	notices  []string
-	pending  bool         // the answer is still streaming
-	thinking bool         // the model is reasoning (Message.Reasoning grows)
-	open     bool         // the recall/tool disclosure is expanded
-	settings bool         // the error is one that settings fix
-	local    bool         // only the window has it (a send that failed to start, an empty answer)
-	editing  bool         // the person is editing it (a user message)
-	view     *messageView // its view, once it was shown (see msgList)
-	asks     []*toolAsk   // the tool calls that ask the person (approval.go)
+	notices   []string
+	pending   bool         // the answer is still streaming
+	thinking  bool         // the model is reasoning (Message.Reasoning grows)
+	open      bool         // the recall/tool disclosure is expanded
+	settings  bool         // the error is one that settings fix
+	local     bool         // only the window has it (a send that failed to start, an empty answer)
+	editing   bool         // the person is editing it (a user message)
+	selecting bool         // its text shows selectable (msgselect.go)
+	view      *messageView // its view, once it was shown (see msgList)
+	asks      []*toolAsk   // the tool calls that ask the person (approval.go)
 }
 
 // startTurn adds what turn e starts to the messages (see
@@ -151,6 +152,9 @@ type messageView struct {
 	// the action buttons shown, nil when not
 	editB, regenB, contB, delB *tipButton
 	prevB, nextB               *tipButton      // the version arrows, nil when not shown
+	selB                       *tipButton      // Select text / Show formatted, nil when not shown
+	selLabel                   *widget.Label   // the selectable text, while selecting
+	selecting                  bool            // the body was drawn selectable
 	versionText                string          // "1/2" beside them
 	tipText                    *canvas.Text    // the tip of the action under the pointer or focused
 	tipBox                     *fyne.Container // tipText, hidden when no tip shows
@@ -180,6 +184,7 @@ func (v *messageView) chromeKey() string {
 	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
 		len(m.Pinned), m.open, len(m.notices), m.Stopped, m.Err, m.settings, m.Cut, m.local, m.editing,
 		v.canContinue(), m.Interrupted, v.thought != nil)
+	fmt.Fprintf(&b, "|%v", m.selecting)
 	b.WriteString("|" + v.versionKey())
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
@@ -199,8 +204,16 @@ func (v *messageView) update() (bodyOnly bool) {
 	// while a tool call waits for the person, its prompt says what is
 	// going on: the body does not say it too.
 	reasoned := m.Reasoning != "" || m.thinking || m.asking()
-	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
+	if m.pending || m.Text == "" {
+		m.selecting = false
+	}
+	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned ||
+		m.selecting != v.selecting {
+		v.selLabel = nil
 		switch {
+		case m.selecting:
+			v.body.Objects = []fyne.CanvasObject{v.selectableBody()}
+			v.body.Refresh()
 		case m.pending && m.Text == "" && !reasoned:
 			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
 			v.body.Refresh()
@@ -208,9 +221,9 @@ func (v *messageView) update() (bodyOnly bool) {
 			v.body.Objects = nil
 			v.body.Refresh()
 		default:
-			v.md.Set(m.Text, !m.pending)
+			v.md.Set(m.Text, !m.pending || v.selecting)
 		}
-		v.lastText, v.pending, v.reasoned, v.rendered = m.Text, m.pending, reasoned, true
+		v.lastText, v.pending, v.reasoned, v.rendered, v.selecting = m.Text, m.pending, reasoned, true, m.selecting
 	}
 	if m.Reasoning != "" || m.thinking {
 		if v.thought == nil {

@@ -36,10 +36,13 @@ func (v *messageView) actionButtons() *fyne.Container {
 		row.Add(b)
 		return b
 	}
+	v.selB = nil
 	if m.Text != "" {
 		c := newTipButton(lang.L("Copy"), nil, nil, v.showTip)
 		v.act.clip.Attach(&c.Button, func() string { return v.m.Text })
 		row.Add(c)
+		v.selB = v.selectButton()
+		row.Add(v.selB)
 	}
 	v.editB, v.regenB, v.contB, v.delB = nil, nil, nil, nil
 	switch m.Role {
