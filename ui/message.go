@@ -36,6 +36,7 @@ type session struct {
 	// branches are the chat's kept versions (see versions.go), once read.
 	branches     []agent.Branch
 	branchesRead bool
+	switching    bool // a version switch is on its way (versions.go)
 }
 
 // msgState is a message plus what only the window tracks about it.

@@ -111,10 +111,11 @@ func (p *chatPane) versionsOf(m *msgState) ([]string, int) {
 func (p *chatPane) showVersion(m *msgState, id string) {
 	s, u := p.s, p.u
 	vs, ok := u.b.(versionShower)
-	if !ok || s == nil || s.busy || !s.loaded {
+	if !ok || s == nil || s.busy || !s.loaded || s.switching {
 		return
 	}
 	p.commitDelete()
+	s.switching = true
 	chatID := s.info.ID
 	u.write(func() func() {
 		err := vs.ShowVersion(chatID, m.ID, id)
@@ -123,6 +124,7 @@ func (p *chatPane) showVersion(m *msgState, id string) {
 			c, err = u.b.Chat(chatID)
 		}
 		return func() {
+			s.switching = false
 			if err != nil {
 				u.showError(lang.L("Could not show the other version"), err)
 				return

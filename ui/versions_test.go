@@ -89,3 +89,22 @@ func TestVersionsReadWhenTheChatOpens(t *testing.T) {
 		t.Fatalf("opened again, the edited question says %q", got)
 	}
 }
+
+// A second tap before the first switch is done does nothing: the message
+// it was on is gone by then.
+func TestVersionSwitchOnceAtATime(t *testing.T) {
+	h := newHarness(t, func(fb *fakeBackend) { fb.script = scripted("first try", "second try") })
+	h.send("question")
+	test.Tap(h.u.pane.views[1].regenB)
+	h.turnEnded()
+	v := h.u.pane.views[1]
+	test.Tap(v.prevB)
+	test.Tap(v.prevB)
+	h.settle()
+	if got := messageTexts(h.u.currentSession()); strings.Join(got, "|") != "user: question|assistant: first try" {
+		t.Fatalf("after two taps the window shows %q", got)
+	}
+	if n := len(h.w.Canvas().Overlays().List()); n != 0 {
+		t.Errorf("%d dialogs show after two quick taps", n)
+	}
+}
