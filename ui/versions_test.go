@@ -37,6 +37,9 @@ func TestVersionArrowsSwitchTheAnswer(t *testing.T) {
 	if v.prevB == nil || v.nextB == nil || v.versionText != "2/2" || !v.nextB.Disabled() || v.prevB.Disabled() {
 		t.Fatalf("the regenerated answer's arrows: %v %v %q", v.prevB != nil, v.nextB != nil, v.versionText)
 	}
+	if v.prevB.tip != "Previous version" || v.nextB.tip != "Next version" {
+		t.Errorf("the arrows' tips are %q and %q", v.prevB.tip, v.nextB.tip)
+	}
 	if !strings.Contains(shownText(v.root), "2/2") {
 		t.Errorf("the answer does not show 2/2:\n%s", shownText(v.root))
 	}
