@@ -82,7 +82,9 @@ func (v *messageView) versionArrows() fyne.CanvasObject {
 	v.prevB = arrow(lang.L("Previous version"), theme.NavigateBackIcon(), shown-1)
 	v.nextB = arrow(lang.L("Next version"), theme.NavigateNextIcon(), shown+1)
 	v.versionText = strconv.Itoa(shown+1) + "/" + strconv.Itoa(len(ids))
-	return container.NewHBox(v.prevB, container.NewCenter(captionLabel(v.versionText)), v.nextB)
+	at := captionLabel(v.versionText)
+	at.Wrapping = fyne.TextWrapOff
+	return container.NewHBox(v.prevB, container.NewCenter(at), v.nextB)
 }
 
 // versionKey sums up the version arrows for chromeKey.

@@ -40,6 +40,11 @@ func TestVersionArrowsSwitchTheAnswer(t *testing.T) {
 	if v.prevB.tip != "Previous version" || v.nextB.tip != "Next version" {
 		t.Errorf("the arrows' tips are %q and %q", v.prevB.tip, v.nextB.tip)
 	}
+	for _, c := range objects[*caption](v.root) {
+		if c.Text() == "2/2" && c.MinSize().Height > v.prevB.MinSize().Height {
+			t.Errorf("\"2/2\" is %v tall, taller than the arrows (%v): it wraps", c.MinSize().Height, v.prevB.MinSize().Height)
+		}
+	}
 	if !strings.Contains(shownText(v.root), "2/2") {
 		t.Errorf("the answer does not show 2/2:\n%s", shownText(v.root))
 	}
