@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"engram/agent"
 	"engram/ui/internal/markdown"
 )
 
@@ -28,6 +29,12 @@ type chatPane struct {
 	send      *widget.Button
 	stopB     *widget.Button
 	root      *fyne.Container
+	undoBar   *fyne.Container // "Message deleted · Undo"
+	undoB     *widget.Button
+	deleted   *deletion // the message deleted last, while its Undo shows
+	// OnOpenMemory, if set, shows a memory that an answer's disclosure
+	// lists (recalled or pinned) in the inspector: tapping its row calls it.
+	OnOpenMemory func(h agent.RecalledHit)
 }
 
 func newChatPane(u *UI) *chatPane {
@@ -66,7 +73,8 @@ func newChatPane(u *UI) *chatPane {
 	buttons := container.NewVBox(p.send, p.stopB)
 	inputRow := container.NewBorder(nil, nil, nil, buttons, p.input)
 	center := container.NewStack(p.scroll, p.empty)
-	p.root = container.NewBorder(p.bannerBox, container.NewPadded(inputRow), nil, nil, center)
+	p.undoBar = p.newUndoBar()
+	p.root = container.NewBorder(p.bannerBox, container.NewPadded(container.NewVBox(p.undoBar, inputRow)), nil, nil, center)
 	p.updateEmpty()
 	return p
 }
@@ -76,6 +84,10 @@ func (p *chatPane) focus() { p.u.w.Canvas().Focus(p.input) }
 
 // show replaces the pane's content with session s.
 func (p *chatPane) show(s *session) {
+	if p.deleted != nil && p.deleted.s != s {
+		p.commitDelete()
+	}
+	p.hideDeleted(s)
 	p.s = s
 	p.views = nil
 	p.ml.reset()
@@ -83,6 +95,7 @@ func (p *chatPane) show(s *session) {
 	p.sync()
 	p.setBusy(s.busy)
 	p.follow(true)
+	p.readBranches(s)
 }
 
 // sync follows the session's messages: views of messages no longer there
@@ -153,18 +166,30 @@ func (p *chatPane) relayout() {
 
 func (p *chatPane) actions() messageActions {
 	return messageActions{
-		clip:       markdown.Clipboard{Set: p.u.copy, Later: p.u.later},
-		retry:      p.retry,
-		settings:   p.u.openSettings,
-		changed:    p.relayout,
-		resend:     p.resend,
-		regenerate: p.regenerate,
-		resume:     p.resume,
-		remove:     p.remove,
-		last:       p.isLast,
-		reveal:     p.reveal,
-		focus:      func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
+		clip:        markdown.Clipboard{Set: p.u.copy, Later: p.u.later},
+		retry:       p.retry,
+		settings:    p.u.openSettings,
+		changed:     p.relayout,
+		resend:      p.resend,
+		regenerate:  p.regenerate,
+		resume:      p.resume,
+		remove:      p.remove,
+		last:        p.isLast,
+		reveal:      p.reveal,
+		focus:       func(f fyne.Focusable) { p.u.w.Canvas().Focus(f) },
+		openMemory:  p.openMemory(),
+		versions:    p.versionsOf,
+		showVersion: p.showVersion,
 	}
+}
+
+// openMemory is what the disclosures' memory rows call: OnOpenMemory, or
+// nil while there is none.
+func (p *chatPane) openMemory() func(h agent.RecalledHit) {
+	if p.OnOpenMemory == nil {
+		return nil
+	}
+	return func(h agent.RecalledHit) { p.OnOpenMemory(h) }
 }
 
 // jumpTo scrolls the chat to the top of the message s.jump, if s shows
@@ -291,6 +316,7 @@ func (p *chatPane) sendText(text string) bool {
 	if s == nil || s.busy || text == "" {
 		return false
 	}
+	p.commitDelete()
 	s.busy = true
 	p.setBusy(true)
 	if !s.loaded {

@@ -33,27 +33,34 @@ type session struct {
 	jump    string                         // the ID of a message to scroll to once msgs are shown
 	recall  pendingSave[bool]              // the saves of info.AutoRecall
 	capture pendingSave[agent.CaptureMode] // the saves of info.Capture
+	// branches are the chat's kept versions (see versions.go), once read.
+	branches     []agent.Branch
+	branchesRead bool
+	switching    bool // a version switch is on its way (versions.go)
 }
 
 // msgState is a message plus what only the window tracks about it.
 type msgState struct {
 	Message
-	notices  []string
-	pending  bool         // the answer is still streaming
-	thinking bool         // the model is reasoning (Message.Reasoning grows)
-	open     bool         // the recall/tool disclosure is expanded
-	settings bool         // the error is one that settings fix
-	local    bool         // only the window has it (a send that failed to start, an empty answer)
-	editing  bool         // the person is editing it (a user message)
-	view     *messageView // its view, once it was shown (see msgList)
-	asks     []*toolAsk   // the tool calls that ask the person (approval.go)
+	notices   []string
+	pending   bool         // the answer is still streaming
+	thinking  bool         // the model is reasoning (Message.Reasoning grows)
+	open      bool         // the recall/tool disclosure is expanded
+	settings  bool         // the error is one that settings fix
+	local     bool         // only the window has it (a send that failed to start, an empty answer)
+	editing   bool         // the person is editing it (a user message)
+	selecting bool         // its text shows selectable (msgselect.go)
+	view      *messageView // its view, once it was shown (see msgList)
+	asks      []*toolAsk   // the tool calls that ask the person (approval.go)
 }
 
 // startTurn adds what turn e starts to the messages (see
 // agent.TurnStarted) and returns the answer it writes.
 func (s *session) startTurn(e agent.TurnStarted) *msgState {
+	now := time.Now()
 	if e.Replaces != "" {
 		if i := s.index(e.Replaces); i >= 0 {
+			s.keepBranch(i, now)
 			s.msgs = s.msgs[:i:i]
 		}
 	}
@@ -64,7 +71,6 @@ func (s *session) startTurn(e agent.TurnStarted) *msgState {
 			return m
 		}
 	}
-	now := time.Now()
 	if e.UserID != "" {
 		s.msgs = append(s.msgs, &msgState{Message: Message{ID: e.UserID, Role: "user", Text: e.Text, Time: now}})
 	}
@@ -122,6 +128,13 @@ type messageActions struct {
 	resume     func(answer *msgState) // continue the answer
 	remove     func(m *msgState)
 	last       func(m *msgState) bool // m is the chat's last message
+	// versions lists the versions of the place m starts (see
+	// session.versions); showVersion shows one of them.
+	versions    func(m *msgState) ([]string, int)
+	showVersion func(m *msgState, id string)
+	// openMemory shows a memory of the disclosure in the inspector (nil:
+	// its rows are not links).
+	openMemory func(h agent.RecalledHit)
 }
 
 // messageView draws one message. update rebuilds it from its msgState; the
@@ -139,6 +152,11 @@ type messageView struct {
 	edit    *messageEntry   // the message box while the person edits the message
 	// the action buttons shown, nil when not
 	editB, regenB, contB, delB *tipButton
+	prevB, nextB               *tipButton      // the version arrows, nil when not shown
+	selB                       *tipButton      // Select text / Show formatted, nil when not shown
+	selLabel                   *widget.Label   // the selectable text, while selecting
+	selecting                  bool            // the body was drawn selectable
+	versionText                string          // "1/2" beside them
 	tipText                    *canvas.Text    // the tip of the action under the pointer or focused
 	tipBox                     *fyne.Container // tipText, hidden when no tip shows
 	header                     *fyne.Container // the row of the name and the actions
@@ -167,6 +185,8 @@ func (v *messageView) chromeKey() string {
 	fmt.Fprintf(&b, "%s|%v|%v|%d|%d|%v|%d|%v|%s|%v|%v|%v|%v|%v|%v|%v", m.Role, m.pending, m.Text == "", len(m.Recalled),
 		len(m.Pinned), m.open, len(m.notices), m.Stopped, m.Err, m.settings, m.Cut, m.local, m.editing,
 		v.canContinue(), m.Interrupted, v.thought != nil)
+	fmt.Fprintf(&b, "|%v", m.selecting)
+	b.WriteString("|" + v.versionKey())
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "|%s:%d:%v", t.CallID, len(t.Result), t.Failed)
 	}
@@ -185,8 +205,16 @@ func (v *messageView) update() (bodyOnly bool) {
 	// while a tool call waits for the person, its prompt says what is
 	// going on: the body does not say it too.
 	reasoned := m.Reasoning != "" || m.thinking || m.asking()
-	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned {
+	if m.pending || m.Text == "" {
+		m.selecting = false
+	}
+	if !v.rendered || m.Text != v.lastText || m.pending != v.pending || reasoned != v.reasoned ||
+		m.selecting != v.selecting {
+		v.selLabel = nil
 		switch {
+		case m.selecting:
+			v.body.Objects = []fyne.CanvasObject{v.selectableBody()}
+			v.body.Refresh()
 		case m.pending && m.Text == "" && !reasoned:
 			v.body.Objects = []fyne.CanvasObject{dimLabel(lang.L("Thinking…"))}
 			v.body.Refresh()
@@ -194,9 +222,9 @@ func (v *messageView) update() (bodyOnly bool) {
 			v.body.Objects = nil
 			v.body.Refresh()
 		default:
-			v.md.Set(m.Text, !m.pending)
+			v.md.Set(m.Text, !m.pending || v.selecting)
 		}
-		v.lastText, v.pending, v.reasoned, v.rendered = m.Text, m.pending, reasoned, true
+		v.lastText, v.pending, v.reasoned, v.rendered, v.selecting = m.Text, m.pending, reasoned, true, m.selecting
 	}
 	if m.Reasoning != "" || m.thinking {
 		if v.thought == nil {
@@ -303,10 +331,11 @@ func (v *messageView) disclosure() fyne.CanvasObject {
 	}
 	v.details.Objects = nil
 	for _, h := range m.Pinned {
-		v.details.Add(memoryRow(h.Entry, kindName(h.Entry.Kind)+" · "+scopeName(h.Scope)+" · "+lang.L("pinned · in the prompt")))
+		v.details.Add(v.memoryLink(h, memoryRow(h.Entry, kindName(h.Entry.Kind)+" · "+scopeName(h.Scope)+" · "+
+			lang.L("pinned · in the prompt"))))
 	}
 	for _, h := range m.Recalled {
-		v.details.Add(hitRow(h))
+		v.details.Add(v.memoryLink(h, hitRow(h)))
 	}
 	for _, t := range m.Tools {
 		v.details.Add(toolRow(t))
@@ -324,6 +353,15 @@ func (v *messageView) toggleOpen() {
 	if v.m.open && v.act.reveal != nil && v.opened != nil {
 		v.act.reveal(v.opened)
 	}
+}
+
+// memoryLink makes row, the row of memory h, open h in the inspector when
+// tapped, if the pane can.
+func (v *messageView) memoryLink(h agent.RecalledHit, row fyne.CanvasObject) fyne.CanvasObject {
+	if v.act.openMemory == nil {
+		return row
+	}
+	return newMemLink(row, func() { v.act.openMemory(h) })
 }
 
 // hitRow shows one recalled memory: kind, scope, score, the terms the

@@ -28,15 +28,21 @@ func (v *messageView) actionButtons() *fyne.Container {
 	if m.pending || m.editing {
 		return row
 	}
+	if arrows := v.versionArrows(); arrows != nil {
+		row.Add(arrows)
+	}
 	add := func(tip string, icon fyne.Resource, tapped func(*msgState)) *tipButton {
 		b := newTipButton(tip, icon, func() { tapped(v.m) }, v.showTip)
 		row.Add(b)
 		return b
 	}
+	v.selB = nil
 	if m.Text != "" {
 		c := newTipButton(lang.L("Copy"), nil, nil, v.showTip)
 		v.act.clip.Attach(&c.Button, func() string { return v.m.Text })
 		row.Add(c)
+		v.selB = v.selectButton()
+		row.Add(v.selB)
 	}
 	v.editB, v.regenB, v.contB, v.delB = nil, nil, nil, nil
 	switch m.Role {
@@ -170,6 +176,7 @@ func (p *chatPane) action(what string, start func(s *session) error) {
 	if s == nil || s.busy || !s.loaded {
 		return
 	}
+	p.commitDelete()
 	s.busy = true
 	p.setBusy(true)
 	u.write(func() func() {
@@ -183,36 +190,6 @@ func (p *chatPane) action(what string, start func(s *session) error) {
 				p.setBusy(false)
 			}
 			u.showError(what, err)
-		}
-	})
-}
-
-// remove deletes message m, at once from the window and then from the
-// chat; if that fails the chat is loaded again.
-func (p *chatPane) remove(m *msgState) {
-	s, u := p.s, p.u
-	if s == nil || s.busy || !s.loaded {
-		return
-	}
-	if m.local {
-		p.dropLocal(m)
-		return
-	}
-	s.msgs = slices.DeleteFunc(slices.Clone(s.msgs), func(x *msgState) bool { return x == m })
-	p.sync()
-	id := s.info.ID
-	u.write(func() func() {
-		err := u.b.DeleteMessage(id, m.ID)
-		if err == nil {
-			return nil
-		}
-		c, lerr := u.b.Chat(id)
-		return func() {
-			u.showError(lang.L("Could not delete the message"), err)
-			if lerr == nil {
-				s.loaded = false
-				u.chatLoaded(s, c, nil)
-			}
 		}
 	})
 }

@@ -172,19 +172,6 @@ func TestContinueAfterStop(t *testing.T) {
 	}
 }
 
-func TestDeleteMessage(t *testing.T) {
-	h := newHarness(t, nil)
-	h.send("question")
-	test.Tap(h.u.pane.views[1].delB)
-	h.settle()
-	if len(h.u.pane.views) != 1 || len(h.u.currentSession().msgs) != 1 {
-		t.Fatalf("%d messages shown after deleting the answer", len(h.u.pane.views))
-	}
-	if c, _ := h.fb.Chat("chat1"); len(c.Messages) != 1 || c.Messages[0].Role != agent.RoleUser {
-		t.Fatalf("the chat holds %+v", c.Messages)
-	}
-}
-
 func TestDisclosureListsPinnedAndEarlierTerms(t *testing.T) {
 	pinned := memory.Entry{ID: "p1", Kind: memory.KindPreference, Text: "Answer in Chinese", Pinned: true}
 	hit := memory.Entry{ID: "h1", Kind: memory.KindFact, Text: "Deploys go through the blue-green pipeline"}

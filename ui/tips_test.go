@@ -11,11 +11,13 @@ import (
 
 // Every icon-only action of a message says what it does while the pointer
 // is over it or it has the focus: Copy, Edit, Delete on the person's
-// message; Copy, Regenerate, Continue, Delete on a stopped answer.
+// message; Copy, Regenerate, Continue, Delete on a stopped answer; Select
+// text on both.
 func TestMessageActionsHaveTips(t *testing.T) {
 	h := newHarness(t, func(fb *fakeBackend) { fb.script = scripted("!stop") })
 	h.send("question")
-	for i, want := range [][]string{{"Copy", "Edit", "Delete"}, {"Copy", "Regenerate", "Continue", "Delete"}} {
+	for i, want := range [][]string{{"Copy", "Select text", "Edit", "Delete"},
+		{"Copy", "Select text", "Regenerate", "Continue", "Delete"}} {
 		v := h.u.pane.views[i]
 		var tips []string
 		for _, b := range objects[*widget.Button](v.root) {

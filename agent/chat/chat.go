@@ -100,11 +100,18 @@ type ToolRecord struct {
 }
 
 // Branch is a part of a chat that an edit or a regeneration replaced: the
-// messages from index At on, as they were.
+// messages from index At on, as they were. After is the ID of the message
+// before them ("" for branches written before it was kept, and at the
+// start of the chat). A branch that a version switch put back in the chat
+// is Restored (see ShowVersion): its messages are in Messages again, and
+// it stays in the file only so that merging with an older copy does not
+// take them out again.
 type Branch struct {
 	At       int       `json:"at"`
+	After    string    `json:"after,omitempty"`
 	Time     time.Time `json:"time"`
 	Messages []Message `json:"messages"`
+	Restored bool      `json:"restored,omitempty"`
 }
 
 // Usage is the tokens a turn used, as the endpoint reported them.
@@ -147,6 +154,10 @@ func (c *Chat) BranchOff(at int, now time.Time) {
 		return
 	}
 	old := append([]Message(nil), c.Messages[at:]...)
-	c.Branches = append(slices.Clip(c.Branches), Branch{At: at, Time: now, Messages: old})
+	after := ""
+	if at > 0 {
+		after = c.Messages[at-1].ID
+	}
+	c.Branches = append(slices.Clip(c.Branches), Branch{At: at, After: after, Time: now, Messages: old})
 	c.Messages = slices.Clip(c.Messages[:at])
 }

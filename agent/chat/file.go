@@ -144,22 +144,17 @@ func checkChatFile(path string, parseErr error, id string) error {
 
 // mergeChat is mine, the chat as this process has it, with the messages of
 // disk that it lacks, less those that either side removed (deleted, or
-// kept in a branch by an edit or a regeneration); the branches and
-// deletions of both are kept, and what either side scrubbed of forgotten
+// kept in a branch by an edit or a regeneration, unless either side
+// restored that branch); the branches and deletions of both are kept, and what either side scrubbed of forgotten
 // memories stays scrubbed (see scrub.go). Of the chat's settings, mine win, but a
 // title is not given up and the last update counts.
 func mergeChat(disk, mine Chat) Chat {
 	out := mine
-	gone := removed(disk)
-	for id := range removed(mine) {
-		gone[id] = true
-	}
-	keep := func(m Message) bool { return !gone[m.ID] }
-	out.Messages = mergeMessages(filter(disk.Messages, keep), filter(mine.Messages, keep))
 	out.Branches = slices.Clone(mine.Branches)
 	for _, b := range disk.Branches {
 		if k := slices.IndexFunc(out.Branches, func(o Branch) bool { return sameBranch(o, b) }); k >= 0 {
 			out.Branches[k].Messages = pickScrubbedAll(b.Messages, out.Branches[k].Messages)
+			out.Branches[k].Restored = out.Branches[k].Restored || b.Restored
 		} else {
 			out.Branches = append(out.Branches, b)
 		}
@@ -171,6 +166,9 @@ func mergeChat(disk, mine Chat) Chat {
 			out.Deleted = append(out.Deleted, id)
 		}
 	}
+	gone := removed(out)
+	keep := func(m Message) bool { return !gone[m.ID] }
+	out.Messages = mergeMessages(filter(disk.Messages, keep), filter(mine.Messages, keep))
 	out.Scrubbed = mergeScrubbed(disk.Scrubbed, mine.Scrubbed)
 	scrubChat(&out, nil)
 	if out.Title == "" {
@@ -220,13 +218,16 @@ func mergeMessages(disk, mine []Message) []Message {
 }
 
 // removed returns the IDs of the messages that c removed: those deleted
-// and those kept in its branches.
+// and those kept in its branches that were not restored.
 func removed(c Chat) map[string]bool {
 	out := map[string]bool{}
 	for _, id := range c.Deleted {
 		out[id] = true
 	}
 	for _, b := range c.Branches {
+		if b.Restored {
+			continue
+		}
 		for _, m := range b.Messages {
 			out[m.ID] = true
 		}

@@ -25,10 +25,6 @@ import (
 // strikethrough, autolinks (linkify) and task lists.
 var mdParser parser.Parser = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
 
-// strike is the combining long stroke overlay that strikes through the
-// character before it (Fyne's text styles have no strikethrough).
-const strike = '\u0336'
-
 // Render turns Markdown into widgets: consecutive paragraphs,
 // headings and rules as one word-wrapped RichText, lists as indented rows
 // with their bullet, number or check box, tables as aligned grids, block
@@ -130,7 +126,8 @@ func (r *mdRender) inlines(n ast.Node, st widget.RichTextStyle, struck bool) []w
 			return
 		}
 		if struck {
-			s = strikeThrough(s)
+			out = append(out, strikeSegments(s, st)...)
+			return
 		}
 		if n := len(out); n > 0 {
 			if ts, ok := out[n-1].(*widget.TextSegment); ok && ts.Style == st {
@@ -183,19 +180,6 @@ func (r *mdRender) inlines(n ast.Node, st widget.RichTextStyle, struck bool) []w
 		}
 	}
 	return out
-}
-
-// strikeThrough puts the combining stroke after every character of s but
-// spaces and line breaks.
-func strikeThrough(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		b.WriteRune(c)
-		if c != ' ' && c != '\n' {
-			b.WriteRune(strike)
-		}
-	}
-	return b.String()
 }
 
 // link is a hyperlink, or plain text when dest is not a URL.
