@@ -134,6 +134,7 @@ func New(w fyne.Window, b Backend, opts Options) *UI {
 		u.review = newReviewPanel(r, u.write, u.do, w)
 	}
 	u.insp = newInspector(u, opts.MemoryCap)
+	u.pane.OnOpenMemory = u.openMemory
 
 	u.split = container.NewHSplit(u.pane.root, u.insp.root)
 	u.split.Offset = 0.62
@@ -219,6 +220,7 @@ func (u *UI) Start() {
 // Close stops the event pump, makes the changes still queued and waits for
 // the background calls.
 func (u *UI) Close() {
+	u.pane.commitDelete() // a delete whose Undo is still offered
 	u.cancel()
 	u.pumpWG.Wait()
 	u.writes.close()
@@ -509,6 +511,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	for k, m := range c.Messages {
 		s.msgs[k] = savedMessage(m)
 	}
+	s.branches, s.branchesRead = c.Branches, true
 	s.loaded = true
 	if u.current == s.info.ID {
 		u.bar.showChat(s.info)
