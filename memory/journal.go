@@ -48,8 +48,10 @@ type journal struct {
 	// head is the header as last read or written; a zero Replica when the
 	// file has none.
 	head journalHeader
-	// lost says the last read found a line before the last that did not
-	// parse: a record may be lost.
+	// lost says the last read found a line that did not parse: a record
+	// may be lost. A crash leaves at most the last line cut, but so does a
+	// journal cut short (a disk fault, a restore) after losing the records
+	// that followed, and the two look the same.
 	lost bool
 }
 
@@ -133,8 +135,8 @@ func migrateJournal(old, path string, l *durable.Locker) error {
 
 // read returns the latest record of each entry in the journal, and keeps
 // its header in j.head. A line that does not parse (the end of a record
-// cut by a crash, or anything else) is skipped alone, whatever its length;
-// one before the last sets j.lost.
+// cut by a crash, or anything else) is skipped alone, whatever its length,
+// and sets j.lost.
 func (j *journal) read() (map[string]journalRecord, error) {
 	j.head, j.lost, j.lines = journalHeader{}, false, 0
 	data, err := os.ReadFile(j.path)
@@ -158,7 +160,7 @@ func (j *journal) read() (map[string]journalRecord, error) {
 		}
 		var r journalRecord
 		if json.Unmarshal(line, &r) != nil || !validID(r.ID) || r.Rev.IsZero() {
-			j.lost = j.lost || len(data) > 0
+			j.lost = true
 			continue
 		}
 		n++

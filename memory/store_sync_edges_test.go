@@ -68,6 +68,53 @@ func TestSyncLostJournalOlderCopyDeletesNothing(t *testing.T) {
 	}
 }
 
+// A journal cut short (a disk fault, a restore) looks like one whose last
+// record a crash cut: a device that reopens with it and an older copy of
+// its file does not go on claiming the changes the lost records held, so
+// the other device keeps them (found by TestSyncHistoriesLoseNothing).
+func TestSyncJournalCutShortOlderCopyDeletesNothing(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	a, b := newDevice(t, clk), newDevice(t, clk)
+	a.add("before the copy")
+	old, err := os.ReadFile(a.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpaths, _ := filepath.Glob(filepath.Join(a.state, "journal", "*.jsonl"))
+	if len(jpaths) != 1 {
+		t.Fatalf("journals: %q", jpaths)
+	}
+	kept, err := os.ReadFile(jpaths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := a.add("the add the cut journal loses")
+	b.receive(a)
+	b.reload()
+	a.exit()
+	// The journal as it was before the later add, and a few bytes of its
+	// record.
+	if err := os.WriteFile(jpaths[0], append(kept, `{"at":"20`...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a.path, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.open()
+	a.add("after the journal was cut")
+	b.receive(a)
+	b.reload()
+	if !slices.Contains(b.texts(), later.Text) {
+		t.Errorf("B lost %q: %q", later.Text, b.texts())
+	}
+	a.receive(b)
+	a.reload()
+	if got := len(a.texts()); got != 3 {
+		t.Errorf("A lists %d: %q", got, a.texts())
+	}
+}
+
 // Case 1 of issue 21: entries typed into memory.json by hand are journaled
 // when first read, so a device whose file is then deleted does not take
 // them for deleted, nor make the other device do so.
