@@ -38,7 +38,7 @@ const (
 // what the window shows where it was rough: a finished answer followed by
 // a notice (no pending bubble), part of an answer selected and copied (then
 // pasted and sent), the answer's two versions after Regenerate (‹ 2/2 ›,
-// then ‹ 1/2 ›, from which the chat goes on), an endpoint's refusal, the shortcut sheet,
+// then ‹ 1/2 ›, from which the chat goes on), an endpoint's refusal, the shortcut sheet, the focus moved to the toolbar,
 // the inspector's search for a word three memories contain, and the window
 // at 720 and 600 px wide with the inspector open.
 func TestE2EWindow(t *testing.T) {
@@ -131,6 +131,11 @@ func TestE2EWindow(t *testing.T) {
 			time.Sleep(700 * time.Millisecond)
 			s.shot(run.prefix + "shortcuts")
 			s.xdo("key", "Escape")
+
+			// Ctrl+4 goes to the toolbar, and Tab on: the focus is marked.
+			s.xdo("key", "ctrl+4", "Tab")
+			time.Sleep(500 * time.Millisecond)
+			s.shot(run.prefix + "focus")
 
 			s.xdo("key", "ctrl+f")
 			s.typeText("deploy")

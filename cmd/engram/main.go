@@ -111,6 +111,7 @@ func runApp(ctx context.Context, a fyne.App, opts options) error {
 	if do == nil {
 		do = fyne.Do
 	}
+	a.Settings().SetTheme(ui.Theme())
 	w := a.NewWindow("Engram")
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetMaster()
