@@ -2,8 +2,12 @@ package memory
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"engram/memory/internal/analysis"
 )
@@ -18,33 +22,66 @@ const maxCompletionScan = 1024
 // and CJK left out), sorted so the words that start with a prefix are
 // found by binary search, with the number of entries holding each. It is
 // kept up to date by the EntryIndex's Put and Delete, under its lock.
+// Each word is held once, and an entry holds the numbers of its words: a
+// store of 100,000 memories has some three million words but only tens
+// of thousands of distinct ones.
 type wordDict struct {
 	tok    analysis.Tokenizer
+	buf    []byte
+	ids    map[string]int32 // word → its number
+	words  []string         // by number; "" for a number free for reuse
+	count  []int32          // by number: how many entries hold the word
+	free   []int32
 	sorted []string
-	count  map[string]int32
 	byID   map[string]entryWords
+	stamp  []uint32 // by number: the last entry putAll counted it for
 }
 
 // entryWords is what the dictionary holds of one entry.
 type entryWords struct {
-	text  string
-	words []string
+	text string
+	ids  []int32
 }
 
 func newWordDict() *wordDict {
-	return &wordDict{count: make(map[string]int32), byID: make(map[string]entryWords)}
+	return &wordDict{ids: make(map[string]int32), byID: make(map[string]entryWords)}
 }
 
-// wordsOf returns the distinct words of text.
-func (d *wordDict) wordsOf(text string) []string {
-	var words []string
-	d.tok.Words(text, func(start, end int) {
-		w := strings.ToLower(text[start:end])
-		if !slices.Contains(words, w) {
-			words = append(words, w)
+// lowerWords appends the words of text, lowercased as strings.ToLower
+// does, to arena, and the end in arena of each to ends.
+func lowerWords(tok *analysis.Tokenizer, text string, arena []byte, ends []int32) ([]byte, []int32) {
+	tok.Words(text, func(start, end int) {
+		for _, r := range text[start:end] {
+			if r < utf8.RuneSelf {
+				if 'A' <= r && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				arena = append(arena, byte(r))
+			} else {
+				arena = utf8.AppendRune(arena, unicode.ToLower(r))
+			}
 		}
+		ends = append(ends, int32(len(arena)))
 	})
-	return words
+	return arena, ends
+}
+
+// intern returns the number of word, giving it one if it has none.
+func (d *wordDict) intern(word []byte) int32 {
+	if id, ok := d.ids[string(word)]; ok {
+		return id
+	}
+	w := string(word)
+	var id int32
+	if n := len(d.free); n > 0 {
+		id, d.free = d.free[n-1], d.free[:n-1]
+		d.words[id], d.count[id] = w, 0
+	} else {
+		id = int32(len(d.words))
+		d.words, d.count = append(d.words, w), append(d.count, 0)
+	}
+	d.ids[w] = id
+	return id
 }
 
 // put indexes the words of entry id, replacing those of its previous text.
@@ -55,42 +92,107 @@ func (d *wordDict) put(id, text string) {
 		}
 		d.delete(id)
 	}
-	words := d.wordsOf(text)
-	d.byID[id] = entryWords{text: text, words: words}
-	for _, w := range words {
+	var ends []int32
+	d.buf, ends = lowerWords(&d.tok, text, d.buf[:0], nil)
+	var ids []int32
+	from := int32(0)
+	for _, end := range ends {
+		w := d.intern(d.buf[from:end])
+		from = end
+		if slices.Contains(ids, w) {
+			continue
+		}
+		ids = append(ids, w)
 		d.count[w]++
 		if d.count[w] == 1 {
-			at, _ := slices.BinarySearch(d.sorted, w)
-			d.sorted = slices.Insert(d.sorted, at, w)
+			at, _ := slices.BinarySearch(d.sorted, d.words[w])
+			d.sorted = slices.Insert(d.sorted, at, d.words[w])
 		}
 	}
+	d.byID[id] = entryWords{text: text, ids: slices.Clip(ids)}
 }
 
-// putAll indexes many entries; into an empty dictionary the words are
-// sorted once at the end.
+// wordBatch is the words of consecutive entries, found by one worker of
+// putAll: those of entry i end at ends[first[i]:first[i+1]] in arena.
+type wordBatch struct {
+	arena []byte
+	ends  []int32
+	first []int32
+}
+
+// putAll indexes many entries; into an empty dictionary their words are
+// found by several goroutines and sorted once at the end.
 func (d *wordDict) putAll(es []Entry) {
-	if len(d.byID) > 0 {
+	if len(d.byID) > 0 || len(es) < 2*wordBatchSize {
 		for _, e := range es {
 			d.put(e.ID, e.Text)
 		}
 		return
 	}
-	for _, e := range es {
-		if _, dup := d.byID[e.ID]; dup {
-			d.delete(e.ID)
-		}
-		words := d.wordsOf(e.Text)
-		d.byID[e.ID] = entryWords{text: e.Text, words: words}
-		for _, w := range words {
-			d.count[w]++
+	batches := make([]wordBatch, (len(es)+wordBatchSize-1)/wordBatchSize)
+	var wg sync.WaitGroup
+	next := make(chan int, len(batches))
+	for i := range batches {
+		next <- i
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), len(batches)) {
+		wg.Go(func() {
+			var tok analysis.Tokenizer
+			for i := range next {
+				part := es[i*wordBatchSize : min(len(es), (i+1)*wordBatchSize)]
+				b := wordBatch{first: make([]int32, 0, len(part)+1)}
+				for _, e := range part {
+					b.first = append(b.first, int32(len(b.ends)))
+					b.arena, b.ends = lowerWords(&tok, e.Text, b.arena, b.ends)
+				}
+				b.first = append(b.first, int32(len(b.ends)))
+				batches[i] = b
+			}
+		})
+	}
+	wg.Wait()
+	var stamp uint32
+	for i, b := range batches {
+		for j, e := range es[i*wordBatchSize : min(len(es), (i+1)*wordBatchSize)] {
+			if _, dup := d.byID[e.ID]; dup {
+				d.delete(e.ID)
+			}
+			stamp++
+			ends := b.ends[b.first[j]:b.first[j+1]]
+			ids := make([]int32, 0, len(ends))
+			from := int32(0)
+			if b.first[j] > 0 {
+				from = b.ends[b.first[j]-1]
+			}
+			for _, end := range ends {
+				w := d.intern(b.arena[from:end])
+				from = end
+				if int(w) >= len(d.stamp) {
+					d.stamp = append(d.stamp, make([]uint32, int(w)+1-len(d.stamp))...)
+				}
+				if d.stamp[w] == stamp {
+					continue
+				}
+				d.stamp[w] = stamp
+				ids = append(ids, w)
+				d.count[w]++
+			}
+			d.byID[e.ID] = entryWords{text: e.Text, ids: ids}
 		}
 	}
+	d.stamp = nil
 	d.sorted = d.sorted[:0]
-	for w := range d.count {
-		d.sorted = append(d.sorted, w)
+	for id, w := range d.words {
+		if d.count[id] > 0 {
+			d.sorted = append(d.sorted, w)
+		}
 	}
 	slices.Sort(d.sorted)
 }
+
+// wordBatchSize is how many entries one worker of putAll takes at a time.
+const wordBatchSize = 512
 
 // delete removes the words of entry id.
 func (d *wordDict) delete(id string) {
@@ -99,15 +201,18 @@ func (d *wordDict) delete(id string) {
 		return
 	}
 	delete(d.byID, id)
-	for _, w := range old.words {
+	for _, w := range old.ids {
 		d.count[w]--
 		if d.count[w] > 0 {
 			continue
 		}
-		delete(d.count, w)
-		if at, found := slices.BinarySearch(d.sorted, w); found {
+		word := d.words[w]
+		if at, found := slices.BinarySearch(d.sorted, word); found {
 			d.sorted = slices.Delete(d.sorted, at, at+1)
 		}
+		delete(d.ids, word)
+		d.words[w] = ""
+		d.free = append(d.free, w)
 	}
 }
 
@@ -128,7 +233,7 @@ func (d *wordDict) complete(prefix string, n int) []string {
 		if !strings.HasPrefix(w, prefix) || len(cands) == maxCompletionScan {
 			break
 		}
-		cands = append(cands, cand{w, d.count[w]})
+		cands = append(cands, cand{w, d.count[d.ids[w]]})
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int {
 		if c := cmp.Compare(b.n, a.n); c != 0 {
