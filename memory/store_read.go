@@ -48,6 +48,24 @@ func (sn *snapshot) inOrder() []Entry {
 	return sn.entries
 }
 
+// liveInOrder returns a new slice of the live records in file order,
+// without keeping the sorted records in the snapshot when it has not yet
+// (an index built for one search of a big store need not hold every
+// entry twice).
+func (sn *snapshot) liveInOrder() []Entry {
+	if sn.sorted.Load() {
+		return liveOnly(sn.entries)
+	}
+	ids := fileOrder(sn.hint, sn.recs)
+	out := make([]Entry, 0, len(ids))
+	for _, id := range ids {
+		if e := sn.recs[id]; e.Live() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // view is the snapshot readers are served from.
 func (s *Store) view() *snapshot { return s.snap.Load() }
 
@@ -138,7 +156,7 @@ func (s *Store) searchIndex() *EntryIndex {
 	defer s.mu.Unlock()
 	if s.index == nil {
 		s.index = NewEntryIndex()
-		s.index.PutAll(liveOnly(s.view().inOrder()))
+		s.index.PutAll(s.view().liveInOrder())
 		s.index.SetEmbedder(s.embedder)
 	}
 	return s.index
