@@ -55,6 +55,10 @@ type reviewPanel struct {
 	status   *widget.Label
 	learnBtn *widget.Button
 	root     *fyne.Container
+	// resized lays out again what holds the panel, after its rows or
+	// status changed (the inspector's column scrolls the panel within a
+	// share of its height, so the panel's size does not reach it alone).
+	resized func()
 }
 
 // reviewKeep is how many undo-able forgets the panel keeps.
@@ -122,6 +126,14 @@ func (p *reviewPanel) rebuild() {
 	}
 	p.items.Objects = rows
 	p.items.Refresh()
+	p.relayout()
+}
+
+// relayout lays out again what holds the panel.
+func (p *reviewPanel) relayout() {
+	if p.resized != nil {
+		p.resized()
+	}
 }
 
 func reasonOf(r string) string {
@@ -251,6 +263,7 @@ func (p *reviewPanel) undo(f agent.Forgotten) {
 func (p *reviewPanel) show(text string) {
 	p.status.SetText(text)
 	p.status.Show()
+	p.relayout()
 }
 
 // toggleLearn starts learning from every past chat, or stops a run; the
