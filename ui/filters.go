@@ -102,14 +102,15 @@ func (f filter) order(rows []memRow, searched bool) {
 	sort.SliceStable(rows, func(a, b int) bool { return less(rows[a].e, rows[b].e) })
 }
 
-// filterBar is the row of filter chips and the sort.
+// filterBar is the filter chips and the sort, wrapped onto as many rows as
+// the column's width needs.
 type filterBar struct {
 	i       *inspector
 	kinds   map[memory.Kind]*widget.Button
 	origins map[origin]*widget.Button
 	pinned  *widget.Button
 	sort    *widget.Select
-	root    fyne.CanvasObject
+	root    *fyne.Container
 }
 
 func newFilterBar(i *inspector) *filterBar {
@@ -137,7 +138,7 @@ func newFilterBar(i *inspector) *filterBar {
 		}
 	})
 	fb.sort.SetSelectedIndex(sortRelevance)
-	fb.root = container.NewBorder(nil, nil, nil, fb.sort, container.NewHScroll(container.NewHBox(chips...)))
+	fb.root = container.New(&flowLayout{}, append(chips, fb.sort)...)
 	return fb
 }
 

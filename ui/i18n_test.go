@@ -204,7 +204,16 @@ func TestInspectorAndSettingsInChinese(t *testing.T) {
 			memory.Entry{Kind: memory.KindPreference, Text: "回答使用中文", Pinned: true},
 			memory.Entry{Kind: memory.KindFact, Text: "部署脚本在 scripts/deploy.sh", Source: memory.SourceAuto})
 	})
-	test.AssertObjectRendersToMarkup(t, "inspector_zh.xml", h.u.insp.root)
+	// As test.AssertObjectRendersToMarkup, with the next frame's layout
+	// once the filter chips wrapped at the column's width (the test canvas
+	// has no frames).
+	c := test.NewCanvas()
+	c.SetPadded(false)
+	size := h.u.insp.root.MinSize().Max(h.u.insp.root.Size())
+	c.SetContent(h.u.insp.root)
+	c.Resize(size)
+	h.u.insp.body.Refresh()
+	test.AssertRendersToMarkup(t, "inspector_zh.xml", c)
 	f := newSettingsForm(h.u, h.u.cfg, h.fb.ConfigSources())
 	f.status.SetText(count("{{.Count}} model available at this endpoint.", 2))
 	w := test.NewWindow(widget.NewForm(f.items()...))

@@ -166,15 +166,16 @@ func newInspector(u *UI, maxEntries int) *inspector {
 		i.sel.box,
 	)
 	bottom := container.NewVBox(i.undoBox, i.trash.box, i.ed.root)
-	if u.review != nil {
-		bottom.Objects = append([]fyne.CanvasObject{u.review.root}, bottom.Objects...)
-	}
 	i.empty = captionLabel("")
 	i.empty.seg.Style.Alignment = fyne.TextAlignCenter
 	i.empty.Hide()
 	emptyBox := container.NewVBox(layout.NewSpacer(), i.empty, layout.NewSpacer())
-	i.body = container.NewBorder(top, bottom, nil, nil,
-		container.NewStack(i.list, emptyBox, i.noProject, i.detail.root))
+	parts := []fyne.CanvasObject{top, container.NewStack(i.list, emptyBox, i.noProject, i.detail.root), bottom}
+	if u.review != nil {
+		parts = append(parts, container.NewVScroll(u.review.root))
+		u.review.resized = i.relayout
+	}
+	i.body = container.New(columnLayout{}, parts...)
 	i.root = container.NewPadded(i.body)
 	i.showTabs()
 	return i

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -84,4 +85,81 @@ func (tabsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs[0].Resize(fyne.NewSize(first, size.Height))
 	objs[1].Move(fyne.NewPos(first+pad, 0))
 	objs[1].Resize(fyne.NewSize(size.Width-pad-first, size.Height))
+}
+
+// reviewShare is the most of the inspector's middle (what the bars above
+// and below leave) that the review panel takes, however much it holds: the
+// list or a memory's detail keeps the rest.
+const reviewShare = 0.5
+
+// columnLayout stacks the inspector's column, a padding apart: the bar on
+// top (tabs, search, filters), the middle (the list or a memory's detail),
+// the review panel if there is one, and the bar at the bottom (undo, trash,
+// the editor). The bars take their minimum heights; the review panel, a
+// scroll, takes what its content needs up to reviewShare of what the bars
+// leave, and the middle the rest. Its objects are the top bar, the middle,
+// the bottom bar and, optionally, the review panel's *container.Scroll.
+type columnLayout struct{}
+
+// MinSize is the widest part's width by the parts' minimum heights.
+func (columnLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	n := 0
+	for _, o := range objs {
+		if !o.Visible() {
+			continue
+		}
+		m := o.MinSize()
+		s.Width = max(s.Width, m.Width)
+		if m.Height > 0 {
+			s.Height += m.Height
+			n++
+		}
+	}
+	if n > 1 {
+		s.Height += float32(n-1) * theme.Padding()
+	}
+	return s
+}
+
+// Layout places the parts in size.
+func (columnLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	height := func(o fyne.CanvasObject) float32 {
+		if !o.Visible() {
+			return 0
+		}
+		return o.MinSize().Height
+	}
+	gap := func(h float32) float32 {
+		if h > 0 {
+			return h + pad
+		}
+		return 0
+	}
+	top, mid, bottom := objs[0], objs[1], objs[2]
+	topH, bottomH := height(top), height(bottom)
+	rest := size.Height - gap(topH) - gap(bottomH)
+	var review *container.Scroll
+	var reviewH float32
+	if len(objs) > 3 && objs[3].Visible() {
+		review = objs[3].(*container.Scroll)
+		if review.Content != nil {
+			reviewH = min(review.Content.MinSize().Height, max((rest-pad)*reviewShare, review.MinSize().Height))
+		}
+	}
+	midH := max(rest-gap(reviewH), mid.MinSize().Height)
+	y := float32(0)
+	place := func(o fyne.CanvasObject, h float32) {
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, h))
+		y += gap(h)
+	}
+	place(top, topH)
+	place(mid, midH)
+	if review != nil {
+		place(review, reviewH)
+	}
+	bottom.Move(fyne.NewPos(0, size.Height-bottomH))
+	bottom.Resize(fyne.NewSize(size.Width, bottomH))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
@@ -51,10 +52,18 @@ type reviewPanel struct {
 	edit      *widget.Entry
 	learning  context.CancelFunc
 
-	items    *fyne.Container
-	status   *widget.Label
-	learnBtn *widget.Button
-	root     *fyne.Container
+	items     *fyne.Container
+	status    *widget.Label
+	statusBox *fyne.Container // the status and its close button
+	closeB    *tipButton      // closes the status, once learning is done
+	tipText   *canvas.Text
+	tipBox    *fyne.Container
+	learnBtn  *widget.Button
+	root      *fyne.Container
+	// resized lays out again what holds the panel, after its rows or
+	// status changed (the inspector's column scrolls the panel within a
+	// share of its height, so the panel's size does not reach it alone).
+	resized func()
 }
 
 // reviewKeep is how many undo-able forgets the panel keeps.
@@ -65,10 +74,15 @@ func newReviewPanel(r Reviewer, write func(work func() func()), do func(func()),
 	p.items = container.NewVBox()
 	p.status = widget.NewLabel("")
 	p.status.Wrapping = fyne.TextWrapWord
-	p.status.Hide()
+	p.tipText = newTipText()
+	p.tipBox = container.NewCenter(p.tipText)
+	p.tipBox.Hide()
+	p.closeB = newTipButton(lang.L("Close"), theme.CancelIcon(), p.closeStatus, p.showTip)
+	p.statusBox = container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(p.tipBox, p.closeB)), p.status)
+	p.statusBox.Hide()
 	p.learnBtn = widget.NewButtonWithIcon(lang.L("Learn from past chats"), theme.HistoryIcon(), p.toggleLearn)
 	p.learnBtn.Importance = widget.LowImportance
-	p.root = container.NewVBox(p.items, p.status, p.learnBtn)
+	p.root = container.NewVBox(p.items, p.statusBox, p.learnBtn)
 	return p
 }
 
@@ -122,6 +136,14 @@ func (p *reviewPanel) rebuild() {
 	}
 	p.items.Objects = rows
 	p.items.Refresh()
+	p.relayout()
+}
+
+// relayout lays out again what holds the panel.
+func (p *reviewPanel) relayout() {
+	if p.resized != nil {
+		p.resized()
+	}
 }
 
 func reasonOf(r string) string {
@@ -247,10 +269,35 @@ func (p *reviewPanel) undo(f agent.Forgotten) {
 	})
 }
 
-// show puts a line in the status label.
+// show puts a line in the status label, in place of the one there: a
+// learning run's progress replaces the last run's summary. The line can be
+// closed, but for the progress of a run going on.
 func (p *reviewPanel) show(text string) {
 	p.status.SetText(text)
-	p.status.Show()
+	setVisible(p.closeB, p.learning == nil)
+	if p.learning != nil {
+		p.showTip("")
+	}
+	p.statusBox.Show()
+	p.relayout()
+}
+
+// closeStatus hides the status line until the next one.
+func (p *reviewPanel) closeStatus() {
+	p.showTip("")
+	p.statusBox.Hide()
+	p.relayout()
+}
+
+// showTip shows tip beside the status's close button ("" hides it).
+func (p *reviewPanel) showTip(tip string) {
+	if p.tipText.Text == tip {
+		return
+	}
+	p.tipText.Text = tip
+	p.tipText.Refresh()
+	p.tipBox.Hidden = tip == ""
+	p.statusBox.Refresh()
 }
 
 // toggleLearn starts learning from every past chat, or stops a run; the

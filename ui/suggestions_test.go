@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -103,10 +104,14 @@ func (f *fakeReviewer) called() []string {
 	return slices.Clone(f.calls)
 }
 
-// newTestReview builds a review panel in a window, its work run at once.
+// newTestReview builds a review panel in a window, its work run at once,
+// with the translations loaded as New loads them (plural forms need them).
 func newTestReview(t *testing.T, f *fakeReviewer) (*reviewPanel, fyne.Window) {
 	t.Helper()
 	test.NewTempApp(t)
+	if err := SetupLanguage(LanguageSystem); err != nil {
+		t.Fatal(err)
+	}
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
 	now := func(work func() func()) {
@@ -264,5 +269,49 @@ func TestInspectorAddSecretAsksFirst(t *testing.T) {
 	h.settle()
 	if got := live(); len(got) != 1 {
 		t.Fatalf("not saved after Yes: %q", got)
+	}
+}
+
+// The summary of a learning run closes with its × (which says Close), and
+// a new run's progress takes its place, with no × while the run goes on.
+func TestReviewLearnSummaryCloses(t *testing.T) {
+	f := &fakeReviewer{}
+	p, _ := newTestReview(t, f)
+	queued := make(chan func(), 8)
+	p.do = func(fn func()) { queued <- fn }
+	learn := func() {
+		t.Helper()
+		test.Tap(button(t, p.root, "Learn from past chats"))
+		if got := shownText(p.root); strings.Contains(got, "Learned from") || !strings.Contains(got, "Learning from past chats…") {
+			t.Errorf("a new run shows:\n%s", got)
+		}
+		if p.closeB.Visible() {
+			t.Error("the progress of a run going on can be closed")
+		}
+		for p.learning != nil {
+			(<-queued)()
+		}
+	}
+	learn()
+	if !p.statusBox.Visible() || !strings.Contains(shownText(p.root), "Learned from 3 turns: 2 saved") {
+		t.Fatalf("no summary after the run:\n%s", shownText(p.root))
+	}
+	if !p.closeB.Visible() || p.closeB.tip != "Close" {
+		t.Fatalf("the summary has no close button with a tip (visible %v, tip %q)", p.closeB.Visible(), p.closeB.tip)
+	}
+	p.closeB.MouseIn(&desktop.MouseEvent{})
+	if p.tipText.Text != "Close" || !p.tipBox.Visible() {
+		t.Errorf("over the close button the tip says %q", p.tipText.Text)
+	}
+	test.Tap(p.closeB)
+	if p.statusBox.Visible() {
+		t.Errorf("the summary %q is still shown after Close", p.status.Text)
+	}
+	if p.tipBox.Visible() {
+		t.Error("the tip stays after the summary closed")
+	}
+	learn()
+	if !p.statusBox.Visible() || !strings.Contains(shownText(p.root), "Learned from 3 turns") {
+		t.Errorf("the second run's summary is not shown:\n%s", shownText(p.root))
 	}
 }
