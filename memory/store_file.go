@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -40,10 +41,14 @@ func readStoreFile(path string) ([]byte, durable.Stamp, error) {
 	if fi.Size() > MaxFileSize {
 		return nil, durable.Stamp{}, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), MaxFileSize)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
+	// Read into a buffer of the file's size (and a byte more, to see it
+	// grow meanwhile) instead of growing one from nothing: a big file
+	// would be copied over and over.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
 		return nil, durable.Stamp{}, err
 	}
+	data := buf.Bytes()
 	if len(data) > MaxFileSize {
 		return nil, durable.Stamp{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
 	}
