@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"engram/agent/prompts"
 )
 
 // Reply is one scripted answer to a chat completion request.
@@ -179,10 +181,12 @@ type Fake struct {
 	// (default 32).
 	EmbedDim int
 
-	mu       sync.Mutex
-	script   []Reply
-	requests []Request
-	embeds   embedState
+	mu        sync.Mutex
+	script    []Reply
+	requests  []Request
+	titles    []Reply   // the script of title requests
+	titleReqs []Request // the title requests received
+	embeds    embedState
 }
 
 // Push appends replies to the script; each request takes the next one.
@@ -190,6 +194,29 @@ func (f *Fake) Push(replies ...Reply) {
 	f.mu.Lock()
 	f.script = append(f.script, replies...)
 	f.mu.Unlock()
+}
+
+// PushTitle appends replies to the script of title requests (those whose
+// system prompt is prompts.Title): each takes the next one, apart from the
+// chat requests' script. With none scripted a title request is answered
+// 404, so the chat keeps its first title.
+func (f *Fake) PushTitle(replies ...Reply) {
+	f.mu.Lock()
+	f.titles = append(f.titles, replies...)
+	f.mu.Unlock()
+}
+
+// TitleRequests returns the title requests received so far, oldest first
+// (Requests does not list them).
+func (f *Fake) TitleRequests() []Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Request(nil), f.titleReqs...)
+}
+
+// IsTitle reports whether the request asks for a chat's title.
+func (r Request) IsTitle() bool {
+	return len(r.Messages) > 0 && r.Messages[0].Role == "system" && r.Messages[0].Content == prompts.Title
 }
 
 // Pending is the number of scripted replies not yet used.
@@ -308,6 +335,10 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 	for _, t := range in.Tools {
 		req.Tools = append(req.Tools, t.Function.Name)
 	}
+	if req.IsTitle() {
+		serveReply(r.Context(), w, req, f.nextTitle(req))
+		return
+	}
 	if f.OnRequest != nil {
 		f.OnRequest(req)
 	}
@@ -333,6 +364,25 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 			reply = Reply{Text: "Echo: " + req.LastUser()}
 		}
 	}
+	serveReply(r.Context(), w, req, reply)
+}
+
+// nextTitle records a title request and returns its scripted reply (a 404
+// when none is scripted).
+func (f *Fake) nextTitle(req Request) Reply {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.titleReqs = append(f.titleReqs, req)
+	if len(f.titles) == 0 {
+		return Reply{Status: http.StatusNotFound, Message: "no title scripted"}
+	}
+	reply := f.titles[0]
+	f.titles = f.titles[1:]
+	return reply
+}
+
+// serveReply answers a chat request with reply.
+func serveReply(ctx context.Context, w http.ResponseWriter, req Request, reply Reply) {
 	if reply.Status > 0 {
 		if reply.RetryAfter != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
@@ -346,11 +396,11 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, reply.Status, reply.ErrorType, reply.ErrorCode, reply.Message)
 		return
 	}
-	if !in.Stream {
+	if !req.Stream {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "the fake only streams")
 		return
 	}
-	streamReply(r.Context(), w, req, reply)
+	streamReply(ctx, w, req, reply)
 }
 
 // writeError writes an OpenAI-style error response.

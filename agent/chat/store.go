@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 )
 
 // Store keeps one file per chat on disk and the chats in memory: their
@@ -278,26 +277,4 @@ func (cs *Store) Remove(id string) error {
 	_ = os.Remove(cs.path(id) + ".lock") // only a lock: nothing is lost
 	delete(cs.stamps, id)
 	return nil
-}
-
-// TitleFrom makes a chat title from its first message: the first line,
-// spaces collapsed, at most 60 characters.
-func TitleFrom(text string) string {
-	line := strings.TrimSpace(text)
-	if i := strings.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")
-	const maxTitle = 60
-	if r := []rune(line); len(r) > maxTitle {
-		cut := string(r[:maxTitle])
-		if i := strings.LastIndexByte(cut, ' '); i > maxTitle/2 {
-			cut = cut[:i]
-		}
-		return strings.TrimRight(cut, " ,.;:") + "…"
-	}
-	if line == "" {
-		return "New chat"
-	}
-	return line
 }
