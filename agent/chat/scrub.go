@@ -272,6 +272,7 @@ func (cs *Store) Scrub(forgotten ...memory.Entry) error {
 	cs.mu.Lock()
 	cs.forms = append(slices.Clip(cs.forms), forms...)
 	slices.SortStableFunc(cs.forms, func(a, b scrubForm) int { return len(b.text) - len(a.text) })
+	cs.scrubs++
 	ids := slices.Collect(maps.Keys(cs.chats))
 	cs.mu.Unlock()
 	ents, err := os.ReadDir(cs.dir)
@@ -330,6 +331,7 @@ func (cs *Store) scrubOne(id string) error {
 			*m = mergeChat(out, *m)
 		}
 		scrubChat(m, cs.forms)
+		cs.gen[id]++
 	}
 	if wrote && mine != nil && cs.written[id] < ver {
 		cs.written[id] = ver

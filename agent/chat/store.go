@@ -30,6 +30,12 @@ type Store struct {
 	ver     map[string]uint64 // in-memory version of each chat
 	errs    []error           // files that could not be read at load
 	forms   []scrubForm       // the texts of forgotten memories (see Scrub), longest first
+	// gen counts the changes of each chat in memory and scrubs the calls
+	// of Scrub, so that search re-indexes only what changed.
+	gen    map[string]uint64
+	scrubs uint64
+
+	search searchIndex
 
 	wmu     sync.Mutex           // serialises file writes and removals
 	written map[string]uint64    // version of each chat on disk
@@ -41,7 +47,7 @@ type Store struct {
 // Files that do not parse are skipped and remembered (see LoadErrors).
 func Load(dir string, now func() time.Time) (*Store, error) {
 	cs := &Store{dir: dir, now: now, chats: map[string]*Chat{}, partial: map[string]bool{},
-		ver: map[string]uint64{}, written: map[string]uint64{}, stamps: map[string]fileStamp{}}
+		ver: map[string]uint64{}, gen: map[string]uint64{}, written: map[string]uint64{}, stamps: map[string]fileStamp{}}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cs, nil
@@ -223,6 +229,7 @@ func (cs *Store) Change(id string, fn func(c *Chat) bool) (Chat, uint64, error) 
 	next.Updated = cs.now()
 	*c = next
 	cs.ver[id]++
+	cs.gen[id]++
 	snap := next
 	snap.Messages = append([]Message(nil), next.Messages...)
 	return snap, cs.ver[id], nil
@@ -251,6 +258,7 @@ func (cs *Store) Persist(c Chat, ver uint64) error {
 		*m = mergeChat(merged, *m)
 		scrubChat(m, cs.forms)
 		delete(cs.partial, c.ID)
+		cs.gen[c.ID]++
 	}
 	cs.mu.Unlock()
 	return nil
