@@ -11,6 +11,7 @@
 //
 // Replies are scripted with Push; when the script is empty the Respond
 // function answers, and without one the fake echoes the last user message.
+// Requests for a chat's title (title.go) have a script of their own.
 // A Reply can also play the ways real servers differ from the protocol or
 // fail: reasoning as reasoning_content or reasoning deltas, tool calls
 // whole in one chunk without an index, arguments as a JSON object, usage
@@ -29,8 +30,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"engram/agent/prompts"
 )
 
 // Reply is one scripted answer to a chat completion request.
@@ -196,29 +195,6 @@ func (f *Fake) Push(replies ...Reply) {
 	f.mu.Unlock()
 }
 
-// PushTitle appends replies to the script of title requests (those whose
-// system prompt is prompts.Title): each takes the next one, apart from the
-// chat requests' script. With none scripted a title request is answered
-// 404, so the chat keeps its first title.
-func (f *Fake) PushTitle(replies ...Reply) {
-	f.mu.Lock()
-	f.titles = append(f.titles, replies...)
-	f.mu.Unlock()
-}
-
-// TitleRequests returns the title requests received so far, oldest first
-// (Requests does not list them).
-func (f *Fake) TitleRequests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.titleReqs...)
-}
-
-// IsTitle reports whether the request asks for a chat's title.
-func (r Request) IsTitle() bool {
-	return len(r.Messages) > 0 && r.Messages[0].Role == "system" && r.Messages[0].Content == prompts.Title
-}
-
 // Pending is the number of scripted replies not yet used.
 func (f *Fake) Pending() int {
 	f.mu.Lock()
@@ -365,20 +341,6 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	serveReply(r.Context(), w, req, reply)
-}
-
-// nextTitle records a title request and returns its scripted reply (a 404
-// when none is scripted).
-func (f *Fake) nextTitle(req Request) Reply {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.titleReqs = append(f.titleReqs, req)
-	if len(f.titles) == 0 {
-		return Reply{Status: http.StatusNotFound, Message: "no title scripted"}
-	}
-	reply := f.titles[0]
-	f.titles = f.titles[1:]
-	return reply
 }
 
 // serveReply answers a chat request with reply.
