@@ -272,7 +272,6 @@ func (cs *Store) Scrub(forgotten ...memory.Entry) error {
 	cs.mu.Lock()
 	cs.forms = append(slices.Clip(cs.forms), forms...)
 	slices.SortStableFunc(cs.forms, func(a, b scrubForm) int { return len(b.text) - len(a.text) })
-	cs.scrubs++
 	ids := slices.Collect(maps.Keys(cs.chats))
 	cs.mu.Unlock()
 	ents, err := os.ReadDir(cs.dir)

@@ -29,10 +29,9 @@ type Match struct {
 // messages of the chats as it indexed them, and the recall engine's index
 // over them, brought up to date by each search for the chats that changed.
 type searchIndex struct {
-	mu     sync.Mutex // one search at a time
-	ix     *memory.TextIndex
-	chats  map[string]*indexedChat
-	scrubs uint64 // Store.scrubs when the index was built
+	mu    sync.Mutex // one search at a time
+	ix    *memory.TextIndex
+	chats map[string]*indexedChat
 }
 
 // indexedChat is a chat as the search index holds it.
@@ -116,8 +115,8 @@ func (cs *Store) Search(query string, limit int) []Match {
 
 // refreshIndex brings the search index up to date with the chats (under
 // si.mu) and returns them, most recently updated first. A chat is read and
-// re-indexed only when it changed since it was indexed; after Scrub, all
-// are.
+// re-indexed only when it changed since it was indexed. (Scrub changes tool
+// records, which are not searched.)
 func (cs *Store) refreshIndex() []*indexedChat {
 	si := &cs.search
 	infos := cs.List()
@@ -130,7 +129,6 @@ func (cs *Store) refreshIndex() []*indexedChat {
 			partial = append(partial, info.ID)
 		}
 	}
-	scrubs := cs.scrubs
 	cs.mu.Unlock()
 	// A chat whose messages are only in its file is read from it: another
 	// process may have written it since (Rescan may not have run yet).
@@ -140,8 +138,8 @@ func (cs *Store) refreshIndex() []*indexedChat {
 			files[id] = stampOf(fi)
 		}
 	}
-	if si.ix == nil || si.scrubs != scrubs {
-		si.ix, si.chats, si.scrubs = memory.NewTextIndex(), map[string]*indexedChat{}, scrubs
+	if si.ix == nil {
+		si.ix, si.chats = memory.NewTextIndex(), map[string]*indexedChat{}
 	}
 	fresh := si.ix.Len() == 0
 	var bulk []memory.Text // texts of an empty index, put at once

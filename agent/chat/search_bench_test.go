@@ -77,3 +77,19 @@ func BenchmarkSearchFirst(b *testing.B) {
 		fresh.Search("deploy", 20)
 	}
 }
+
+// BenchmarkSearchLoaded is BenchmarkSearch in a store just loaded, whose
+// chats are in their files: each search checks that they did not change.
+func BenchmarkSearchLoaded(b *testing.B) {
+	cs, _ := benchStore(b, 1000, 40)
+	loaded, err := Load(cs.dir, cs.now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loaded.Search("warm up", 20)
+	queries := []string{"deploy", "running tests", "咖啡", "coffee", "database timeout", "fro"}
+	b.ResetTimer()
+	for i := range b.N {
+		loaded.Search(queries[i%len(queries)], 20)
+	}
+}

@@ -30,10 +30,7 @@ type Store struct {
 	ver     map[string]uint64 // in-memory version of each chat
 	errs    []error           // files that could not be read at load
 	forms   []scrubForm       // the texts of forgotten memories (see Scrub), longest first
-	// gen counts the changes of each chat in memory and scrubs the calls
-	// of Scrub, so that search re-indexes only what changed.
-	gen    map[string]uint64
-	scrubs uint64
+	gen     map[string]uint64 // changes of each chat in memory, so search re-indexes only those
 
 	search searchIndex
 
@@ -272,6 +269,7 @@ func (cs *Store) Remove(id string) error {
 	c, ok := cs.chats[id]
 	delete(cs.chats, id)
 	delete(cs.partial, id)
+	delete(cs.gen, id)
 	cs.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("chat %q: %w", id, ErrNotFound)
