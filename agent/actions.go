@@ -31,6 +31,9 @@ func (a *Agent) appendUser(text string) starter {
 	return func(c *Chat, ts *turnState) (TurnStarted, error) {
 		if c.Title == "" {
 			c.Title = chat.TitleFrom(text)
+			if !c.Temporary {
+				ts.localTitle = c.Title // the model names the chat after the answer
+			}
 		}
 		ts.userID = chat.NewMessageID()
 		c.Messages = append(c.Messages, Message{ID: ts.userID, Role: RoleUser, Text: text, Time: a.now()})

@@ -27,6 +27,9 @@ import (
 //   - MemoryChanged (a store changed, by the agent, the person or another
 //     process), InstructionsChanged (an AGENTS.md was reloaded) and
 //     ChatChanged (another process wrote a chat) may come at any time;
+//   - ChatTitled comes after the TurnDone of a chat's first turn, at most
+//     once, and only when the model named the chat before the person
+//     renamed it;
 //   - the agent never blocks on the consumer (events queue without bound),
 //     but the consumer should keep reading; after Close the channel is
 //     closed and events not yet received may be lost.
@@ -161,6 +164,14 @@ type ChatChanged struct {
 	ChatID string
 }
 
+// ChatTitled reports that the model named a chat after its first exchange:
+// Title replaces the title made from the first message (already saved in
+// what Chat returns).
+type ChatTitled struct {
+	ChatID string
+	Title  string
+}
+
 // InstructionsChanged reports that an AGENTS.md was (re)loaded.
 type InstructionsChanged struct {
 	Path      string
@@ -210,3 +221,6 @@ func (InstructionsChanged) Chat() string { return "" }
 
 // Chat implements Event.
 func (e ChatChanged) Chat() string { return e.ChatID }
+
+// Chat implements Event.
+func (e ChatTitled) Chat() string { return e.ChatID }

@@ -10,6 +10,7 @@ import (
 
 	"engram/agent"
 	"engram/agent/llm"
+	"engram/agent/prompts"
 )
 
 // script is a Completer that plays scripted steps, one per call, and
@@ -31,8 +32,12 @@ type step struct {
 	err    error
 }
 
-// Complete implements llm.Completer.
+// Complete implements llm.Completer. A chat's title is not asked for
+// in the script: the chat keeps its first title.
 func (s *script) Complete(_ context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error) {
+	if len(req.Messages) > 0 && req.Messages[0].Content == prompts.Title {
+		return llm.Reply{}, errors.New("no title scripted")
+	}
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
 	if len(s.steps) == 0 {

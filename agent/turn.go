@@ -30,6 +30,10 @@ type turnState struct {
 	usage     Usage
 	cut       bool         // the answer was cut at Config.MaxAnswerBytes or the model's output limit
 	saved     <-chan error // the write of the user's message
+	// localTitle is the title the chat's first message gave it, for the
+	// model to replace after the answer ("" when the chat had a title).
+	localTitle string
+	client     llm.Completer // the endpoint's, once the turn calls the model
 }
 
 // maxRetryWait caps the wait a Retry-After header asks for.
@@ -156,6 +160,12 @@ func (a *Agent) endTurn(ctx context.Context, cfg Config, ts *turnState, user str
 		}
 	}
 	a.finishTurn(ts.chatID, ts.usage, err, ts.cut, msg.Interrupted)
+	if err == nil && ts.localTitle != "" && msg.Text != "" && ts.client != nil && cfg.BaseURL != "" && a.track() {
+		go func() {
+			defer a.done()
+			a.nameChat(ts.client, cfg.Model, ts.chatID, ts.localTitle, user, msg.Text)
+		}()
+	}
 	if err == nil && !msg.Cut && a.capturing(cfg, ts.chatID) && distill.WorthDistilling(user, msg.Text, msg.Tools) && a.track() {
 		var projectDir string
 		if ts.project != nil {
@@ -180,7 +190,8 @@ func (a *Agent) converse(ctx context.Context, cfg Config, ts *turnState) error {
 	if cfg.Model == "" {
 		return errNoModel(cfg.BaseURL)
 	}
-	cv := &conversation{client: a.opts.Connect(cfg.endpoint()), cfg: cfg, ts: ts, useTools: true}
+	ts.client = a.opts.Connect(cfg.endpoint())
+	cv := &conversation{client: ts.client, cfg: cfg, ts: ts, useTools: true}
 	if err := a.compact(ctx, cv.client, cfg, ts.chatID, false); err != nil {
 		return err
 	}

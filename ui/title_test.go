@@ -32,12 +32,30 @@ func TestChatTitledWhenSent(t *testing.T) {
 		t.Fatal("the turn ended before the title was checked")
 	}
 	ah.waitFor("the title", func() bool {
-		return len(ah.u.chats) == 1 && ah.u.chats[0].Title == "Tabs or spaces in Go?"
+		return len(ah.u.chats) == 1 && ah.u.chats[0].Title == "Tabs or spaces in Go"
 	})
 	// "New chat" stays once, on the button that makes one.
-	if shown := shownText(ah.u.list.root); !strings.Contains(shown, "Tabs or spaces in Go?") ||
+	if shown := shownText(ah.u.list.root); !strings.Contains(shown, "Tabs or spaces in Go") ||
 		strings.Count(shown, "New chat") != 1 {
 		t.Errorf("while the answer streams the chat list shows:\n%s", shown)
+	}
+}
+
+// Once the answer ends the model's short title replaces the one the first
+// message gave, in the chat list.
+func TestChatRetitledByModel(t *testing.T) {
+	ah := newAgentHarness(t, func(ah *agentHarness) {
+		ah.srv.Push(agenttest.Reply{Text: "Use gofmt, it picks tabs."})
+		ah.srv.PushTitle(agenttest.Reply{Text: "\"Go indentation\""})
+	})
+	in := ah.u.pane.input
+	in.SetText("Should I use tabs or spaces when writing Go code?")
+	pressReturn(in, false)
+	ah.waitFor("the model's title", func() bool {
+		return len(ah.u.chats) == 1 && ah.u.chats[0].Title == "Go indentation"
+	})
+	if shown := shownText(ah.u.list.root); !strings.Contains(shown, "Go indentation") {
+		t.Errorf("the chat list shows:\n%s", shown)
 	}
 }
 

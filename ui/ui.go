@@ -311,6 +311,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.ChatChanged:
 		u.chatChangedElsewhere(e.ChatID)
 		return
+	case agent.ChatTitled:
+		u.changeInfo(e.ChatID, func(c *ChatInfo) { c.Title = e.Title })
+		return
 	case agent.SuggestionsChanged, agent.MemoriesRevised:
 		if u.review != nil {
 			u.review.applyEvent(ev)

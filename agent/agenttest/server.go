@@ -11,6 +11,7 @@
 //
 // Replies are scripted with Push; when the script is empty the Respond
 // function answers, and without one the fake echoes the last user message.
+// Requests for a chat's title (title.go) have a script of their own.
 // A Reply can also play the ways real servers differ from the protocol or
 // fail: reasoning as reasoning_content or reasoning deltas, tool calls
 // whole in one chunk without an index, arguments as a JSON object, usage
@@ -179,10 +180,12 @@ type Fake struct {
 	// (default 32).
 	EmbedDim int
 
-	mu       sync.Mutex
-	script   []Reply
-	requests []Request
-	embeds   embedState
+	mu        sync.Mutex
+	script    []Reply
+	requests  []Request
+	titles    []Reply   // the script of title requests
+	titleReqs []Request // the title requests received
+	embeds    embedState
 }
 
 // Push appends replies to the script; each request takes the next one.
@@ -308,6 +311,10 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 	for _, t := range in.Tools {
 		req.Tools = append(req.Tools, t.Function.Name)
 	}
+	if req.IsTitle() {
+		serveReply(r.Context(), w, req, f.nextTitle(req))
+		return
+	}
 	if f.OnRequest != nil {
 		f.OnRequest(req)
 	}
@@ -333,6 +340,11 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 			reply = Reply{Text: "Echo: " + req.LastUser()}
 		}
 	}
+	serveReply(r.Context(), w, req, reply)
+}
+
+// serveReply answers a chat request with reply.
+func serveReply(ctx context.Context, w http.ResponseWriter, req Request, reply Reply) {
 	if reply.Status > 0 {
 		if reply.RetryAfter != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
@@ -346,11 +358,11 @@ func (f *Fake) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, reply.Status, reply.ErrorType, reply.ErrorCode, reply.Message)
 		return
 	}
-	if !in.Stream {
+	if !req.Stream {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "the fake only streams")
 		return
 	}
-	streamReply(r.Context(), w, req, reply)
+	streamReply(ctx, w, req, reply)
 }
 
 // writeError writes an OpenAI-style error response.

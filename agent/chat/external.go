@@ -99,6 +99,7 @@ func (cs *Store) takeIn(id string) (bool, error) {
 		}
 		cs.chats[id] = &Chat{Info: info}
 		cs.partial[id] = true
+		cs.gen[id]++
 		return true, nil
 	}
 	if m.Temporary {
@@ -121,6 +122,7 @@ func (cs *Store) takeIn(id string) (bool, error) {
 		return false, nil
 	}
 	*m = merged
+	cs.gen[id]++
 	return true, nil
 }
 

@@ -330,6 +330,7 @@ func (cs *Store) scrubOne(id string) error {
 			*m = mergeChat(out, *m)
 		}
 		scrubChat(m, cs.forms)
+		cs.gen[id]++
 	}
 	if wrote && mine != nil && cs.written[id] < ver {
 		cs.written[id] = ver

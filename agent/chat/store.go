@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 )
 
 // Store keeps one file per chat on disk and the chats in memory: their
@@ -31,6 +30,9 @@ type Store struct {
 	ver     map[string]uint64 // in-memory version of each chat
 	errs    []error           // files that could not be read at load
 	forms   []scrubForm       // the texts of forgotten memories (see Scrub), longest first
+	gen     map[string]uint64 // changes of each chat in memory, so search re-indexes only those
+
+	search searchIndex
 
 	wmu     sync.Mutex           // serialises file writes and removals
 	written map[string]uint64    // version of each chat on disk
@@ -42,7 +44,7 @@ type Store struct {
 // Files that do not parse are skipped and remembered (see LoadErrors).
 func Load(dir string, now func() time.Time) (*Store, error) {
 	cs := &Store{dir: dir, now: now, chats: map[string]*Chat{}, partial: map[string]bool{},
-		ver: map[string]uint64{}, written: map[string]uint64{}, stamps: map[string]fileStamp{}}
+		ver: map[string]uint64{}, gen: map[string]uint64{}, written: map[string]uint64{}, stamps: map[string]fileStamp{}}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cs, nil
@@ -224,6 +226,7 @@ func (cs *Store) Change(id string, fn func(c *Chat) bool) (Chat, uint64, error) 
 	next.Updated = cs.now()
 	*c = next
 	cs.ver[id]++
+	cs.gen[id]++
 	snap := next
 	snap.Messages = append([]Message(nil), next.Messages...)
 	return snap, cs.ver[id], nil
@@ -252,6 +255,7 @@ func (cs *Store) Persist(c Chat, ver uint64) error {
 		*m = mergeChat(merged, *m)
 		scrubChat(m, cs.forms)
 		delete(cs.partial, c.ID)
+		cs.gen[c.ID]++
 	}
 	cs.mu.Unlock()
 	return nil
@@ -265,6 +269,7 @@ func (cs *Store) Remove(id string) error {
 	c, ok := cs.chats[id]
 	delete(cs.chats, id)
 	delete(cs.partial, id)
+	delete(cs.gen, id)
 	cs.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("chat %q: %w", id, ErrNotFound)
@@ -278,26 +283,4 @@ func (cs *Store) Remove(id string) error {
 	_ = os.Remove(cs.path(id) + ".lock") // only a lock: nothing is lost
 	delete(cs.stamps, id)
 	return nil
-}
-
-// TitleFrom makes a chat title from its first message: the first line,
-// spaces collapsed, at most 60 characters.
-func TitleFrom(text string) string {
-	line := strings.TrimSpace(text)
-	if i := strings.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")
-	const maxTitle = 60
-	if r := []rune(line); len(r) > maxTitle {
-		cut := string(r[:maxTitle])
-		if i := strings.LastIndexByte(cut, ' '); i > maxTitle/2 {
-			cut = cut[:i]
-		}
-		return strings.TrimRight(cut, " ,.;:") + "…"
-	}
-	if line == "" {
-		return "New chat"
-	}
-	return line
 }

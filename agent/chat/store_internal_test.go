@@ -3,27 +3,9 @@ package chat
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
-
-func TestTitleFrom(t *testing.T) {
-	tests := map[string]string{
-		"Hello":                          "Hello",
-		"  first line\nsecond line":      "first line",
-		"tabs\tand   spaces":             "tabs and spaces",
-		"":                               "New chat",
-		strings.Repeat("word ", 30):      strings.TrimSpace(strings.Repeat("word ", 12)) + "…",
-		strings.Repeat("ü", 100):         strings.Repeat("ü", 60) + "…",
-		"What is the capital of France?": "What is the capital of France?",
-	}
-	for in, want := range tests {
-		if got := TitleFrom(in); got != want {
-			t.Errorf("TitleFrom(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestStoreSkipsBadFiles(t *testing.T) {
 	dir := t.TempDir()

@@ -23,6 +23,8 @@ var (
 	compact string
 	//go:embed distill.md
 	distill string
+	//go:embed title.md
+	title string
 )
 
 var (
@@ -41,6 +43,9 @@ var (
 	// Distill is the system prompt of a distillation call: extraction and
 	// consolidation of memories in one (the two phases of mem0's design).
 	Distill = text(distill)
+	// Title is the system prompt of the call that names a chat after its
+	// first exchange.
+	Title = text(title)
 )
 
 // text is a prompt file without its final newline.

@@ -13,7 +13,7 @@ import (
 // model is sent.
 func TestPromptsAreCleanText(t *testing.T) {
 	for name, p := range map[string]string{"Base": prompts.Base, "Tools": prompts.Tools,
-		"Continue": prompts.Continue, "Compact": prompts.Compact, "Distill": prompts.Distill} {
+		"Continue": prompts.Continue, "Compact": prompts.Compact, "Distill": prompts.Distill, "Title": prompts.Title} {
 		switch {
 		case strings.TrimSpace(p) == "":
 			t.Errorf("%s is empty", name)

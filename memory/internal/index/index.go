@@ -388,3 +388,14 @@ func (ix *Index) Len() int {
 	defer ix.mu.RUnlock()
 	return len(ix.byID)
 }
+
+// NewText returns an empty index for texts that are not memories (chat
+// messages): BM25 with the lexicon's translations and the relevance
+// cut-off, but without pseudo-relevance feedback and context, which find
+// memories by words they do not hold and by what was saved beside them.
+func NewText() *Index {
+	ix := New()
+	ix.params.prfDocs = 0
+	ix.params.ctxWeight = 0
+	return ix
+}
