@@ -50,8 +50,9 @@ func newIndexingLine(u *UI, store func() MemoryStore, relayout func()) *indexing
 }
 
 // watch starts reading the progress of the store shown, unless it is read
-// already: after the inspector opened or reloaded a store, or a recall
-// (which builds a store's index, whose vectors then start).
+// already: after the inspector opened or reloaded a store, a recall (which
+// builds a store's index, whose vectors then start) or a change of
+// semantic recall's model (agent.SemanticChanged).
 func (l *indexingLine) watch() {
 	if !l.polling {
 		l.poll()

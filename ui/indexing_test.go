@@ -106,3 +106,20 @@ func TestGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexingFollowsANewModel: a new model of semantic recall, whose
+// vectors the stores compute again, shows the line without a recall.
+func TestIndexingFollowsANewModel(t *testing.T) {
+	test.NewTempApp(t)
+	p := &fakeProgress{}
+	h := startHarness(t, progressBackend{newFakeBackend(t), p})
+	line := h.u.insp.indexing
+	line.every = 5 * time.Millisecond
+	p.set(0, 3000)
+	h.u.applyEvent(agent.SemanticChanged{Model: "embed-a"})
+	h.waitFor("the indexing line", func() bool {
+		return line.label.Visible() && strings.Contains(shownText(h.u.insp.root), "Indexing 0 of 3,000 memories")
+	})
+	p.set(3000, 3000)
+	h.waitFor("the line to hide", func() bool { return !line.label.Visible() && !line.polling })
+}

@@ -311,6 +311,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.ChatChanged:
 		u.chatChangedElsewhere(e.ChatID)
 		return
+	case agent.SemanticChanged:
+		u.insp.indexing.watch()
+		return
 	case agent.SuggestionsChanged, agent.MemoriesRevised:
 		if u.review != nil {
 			u.review.applyEvent(ev)
