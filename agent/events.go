@@ -25,8 +25,9 @@ import (
 //     after its TurnDone (a memory tool's MemoriesRevised comes with its
 //     ToolResult): they belong to the chat's last answer;
 //   - MemoryChanged (a store changed, by the agent, the person or another
-//     process), InstructionsChanged (an AGENTS.md was reloaded) and
-//     ChatChanged (another process wrote a chat) may come at any time;
+//     process), InstructionsChanged (an AGENTS.md was reloaded),
+//     ChatChanged (another process wrote a chat) and SemanticChanged
+//     (semantic recall's model changed) may come at any time;
 //   - ChatTitled comes after the TurnDone of a chat's first turn, at most
 //     once, and only when the model named the chat before the person
 //     renamed it;

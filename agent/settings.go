@@ -135,13 +135,29 @@ func (a *Agent) applySemantic(c Config) {
 	}()
 }
 
+// SemanticChanged reports that semantic recall embeds with another model
+// (Model; "" for words only): the open stores compute their vectors again
+// in the background, and memory.Store.SemanticProgress says how far each
+// is. It may come at any time.
+type SemanticChanged struct {
+	Model string
+}
+
+// Chat implements Event.
+func (SemanticChanged) Chat() string { return "" }
+
 // useEmbedder gives the open stores e (nil: Options.Memory.Embedder),
-// unless gen is no longer the current generation.
+// unless gen is no longer the current generation, and reports a change of
+// model with SemanticChanged.
 func (a *Agent) useEmbedder(gen int, e *embedding.Embedder) bool {
 	a.sem.mu.Lock()
 	if gen != a.sem.gen {
 		a.sem.mu.Unlock()
 		return false
+	}
+	was := modelOf(a.sem.emb)
+	if a.sem.emb == nil {
+		was = modelOf(a.opts.Memory.Embedder)
 	}
 	a.sem.current = e
 	a.sem.emb = a.opts.Memory.Embedder
@@ -153,7 +169,18 @@ func (a *Agent) useEmbedder(gen int, e *embedding.Embedder) bool {
 	for _, ss := range a.openStores() {
 		ss.st.SetEmbedder(emb)
 	}
+	if m := modelOf(emb); m != was {
+		a.emit(SemanticChanged{Model: m})
+	}
 	return true
+}
+
+// modelOf is the Model of e, "" for none.
+func modelOf(e memory.Embedder) string {
+	if e == nil {
+		return ""
+	}
+	return e.Model()
 }
 
 // semanticFailed falls back to the built-in model after the endpoint's
@@ -241,9 +268,4 @@ func (a *Agent) closeSemantic() error {
 
 // SemanticModel is the model semantic recall embeds with now: the
 // endpoint's once it is set up, else the built-in one ("" with none).
-func (a *Agent) SemanticModel() string {
-	if e := a.embedder(); e != nil {
-		return e.Model()
-	}
-	return ""
-}
+func (a *Agent) SemanticModel() string { return modelOf(a.embedder()) }

@@ -74,3 +74,18 @@ func (s *Store) SetEmbedder(e Embedder) {
 func (s *Store) WaitSemantic(ctx context.Context) error {
 	return s.searchIndex().WaitSemantic(ctx)
 }
+
+// SemanticProgress reports how many of the live entries have their vectors
+// for semantic recall (done) of how many there are (total) while they are
+// computed in the background (see EntryIndex.SemanticProgress); done ==
+// total when nothing is, 0 of 0 before the first recall builds the index.
+// It is cheap and safe from any goroutine.
+func (s *Store) SemanticProgress() (done, total int) {
+	s.mu.Lock()
+	ix := s.index
+	s.mu.Unlock()
+	if ix == nil {
+		return 0, 0
+	}
+	return ix.SemanticProgress()
+}

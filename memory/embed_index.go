@@ -20,6 +20,7 @@ type semantic struct {
 	ready   bool                // the first pass finished: searches fuse
 	stale   map[string]struct{} // entries whose vectors are to be computed
 	running bool                // a worker is computing
+	taken   int                 // entries of the batch the worker is computing
 	done    chan struct{}       // closed when the running worker finds nothing left
 	err     error               // why the embedder failed; recall stays lexical
 	recent  textCache           // vectors of recent messages, which come back as history
@@ -104,6 +105,22 @@ func (x *EntryIndex) WaitSemantic(ctx context.Context) error {
 	}
 }
 
+// SemanticProgress reports how many of the indexed entries have their
+// vectors (done) of how many there are (total) while the background
+// computes them; done == total when nothing is computed (no embedder, all
+// done, or the embedder failed). It only counts, under the read lock, so it
+// may be called often and from any goroutine.
+func (x *EntryIndex) SemanticProgress() (done, total int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	total = len(x.entries)
+	sem := x.sem
+	if sem == nil || sem.err != nil {
+		return total, total
+	}
+	return max(0, total-len(sem.stale)-sem.taken), total
+}
+
 // semanticPut notes that entry e was put, old being the version indexed
 // before (ok false: none). A new text drops the entry's vectors until the
 // worker has computed the new ones.
@@ -156,6 +173,7 @@ func (x *EntryIndex) embedAll(sem *semantic) {
 				batch = append(batch, pending{id, e.Text})
 			}
 		}
+		sem.taken = len(batch)
 		if len(batch) == 0 {
 			sem.set.Refresh()
 			sem.ready = true
@@ -167,6 +185,7 @@ func (x *EntryIndex) embedAll(sem *semantic) {
 		x.mu.Unlock()
 		vecs, err := embedChunks(sem.emb, batch)
 		x.mu.Lock()
+		sem.taken = 0
 		if err != nil {
 			sem.err = fmt.Errorf("semantic recall with %s: %w", sem.emb.Model(), err)
 			sem.running = false

@@ -60,6 +60,7 @@ type inspector struct {
 	detail   *memDetail
 	fullBox  *fyne.Container
 	fullText *widget.Label
+	indexing *indexingLine
 
 	global, proj *widget.Button
 	search       *shortcutEntry
@@ -155,6 +156,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 	i.sel = newSelection(i)
 	i.filters = newFilterBar(i)
 	i.detail = newMemDetail(i)
+	i.indexing = newIndexingLine(u, func() MemoryStore { return i.store }, i.relayout)
 	title := widget.NewLabelWithStyle(lang.L("Memories"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, title, container.NewHBox(i.count, i.sel.toggle)),
@@ -163,6 +165,7 @@ func newInspector(u *UI, maxEntries int) *inspector {
 		i.filters.root,
 		i.bannerBox,
 		i.fullBox,
+		i.indexing.root,
 		i.sel.box,
 	)
 	bottom := container.NewVBox(i.undoBox, i.trash.box, i.ed.root)
@@ -422,6 +425,7 @@ func (i *inspector) reload() {
 			i.trash.show(trashed)
 			i.sel.update()
 			i.detail.refresh()
+			i.indexing.watch()
 		}
 	})
 }
@@ -553,6 +557,7 @@ func (i *inspector) highlight(hits []agent.RecalledHit) {
 		i.hits[h.Entry.ID] = h
 	}
 	i.list.Refresh()
+	i.indexing.watch()
 }
 
 // recalled returns the hit of memory id of the shown tab recalled for the

@@ -365,7 +365,8 @@ func (v *messageView) memoryLink(h agent.RecalledHit, row fyne.CanvasObject) fyn
 }
 
 // hitRow shows one recalled memory: kind, scope, score, the terms the
-// message matched and those only earlier messages matched, text.
+// message matched and those only earlier messages matched, the cosine of a
+// hit the dense signal brought ("similar meaning"), text.
 func hitRow(h agent.RecalledHit) fyne.CanvasObject {
 	meta := kindName(h.Entry.Kind) + " · " + scopeName(h.Scope) + " · " +
 		lang.L("score {{.Score}}", map[string]any{"Score": fmt.Sprintf("%.2f", h.Score)})
@@ -380,6 +381,9 @@ func hitRow(h agent.RecalledHit) fyne.CanvasObject {
 	}
 	if len(h.Earlier) > 0 {
 		meta += " · " + lang.L("from earlier in the chat: {{.Terms}}", map[string]any{"Terms": strings.Join(h.Earlier, ", ")})
+	}
+	if h.Meaning > 0 {
+		meta += " · " + lang.L("similar meaning {{.Cosine}}", map[string]any{"Cosine": fmt.Sprintf("%.2f", h.Meaning)})
 	}
 	return memoryRow(h.Entry, meta)
 }

@@ -314,6 +314,9 @@ func (u *UI) applyEvent(ev agent.Event) {
 	case agent.ChatTitled:
 		u.changeInfo(e.ChatID, func(c *ChatInfo) { c.Title = e.Title })
 		return
+	case agent.SemanticChanged:
+		u.insp.indexing.watch()
+		return
 	case agent.SuggestionsChanged, agent.MemoriesRevised:
 		if u.review != nil {
 			u.review.applyEvent(ev)

@@ -19,13 +19,15 @@ type recalledRef struct {
 	Terms  []string    `json:"terms,omitempty"`
 	// Earlier are those of Terms that only earlier messages matched.
 	Earlier []string `json:"earlier,omitempty"`
+	// Meaning is the cosine of a hit the dense signal brought.
+	Meaning float64 `json:"meaning,omitempty"`
 }
 
 // MarshalJSON writes the hit as a reference to its memory, without the
 // memory's text (the agent resolves it again from the stores).
 func (h Hit) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recalledRef{ID: h.Entry.ID, Kind: h.Entry.Kind, Scope: h.Scope, Score: h.Score,
-		Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms, Earlier: h.Earlier})
+		Chunk: h.Chunk, Offset: h.Offset, Terms: h.Terms, Earlier: h.Earlier, Meaning: h.Meaning})
 }
 
 // UnmarshalJSON reads a reference, or a hit of an older chat file that
@@ -55,6 +57,7 @@ func (h *Hit) UnmarshalJSON(b []byte) error {
 			legacy.Terms, legacy.Scope
 	}
 	*h = Hit{Hit: memory.Hit{Entry: memory.Entry{ID: ref.ID, Kind: ref.Kind}, Score: ref.Score,
-		Chunk: ref.Chunk, Offset: ref.Offset, Terms: ref.Terms, Earlier: ref.Earlier}, Scope: ref.Scope}
+		Chunk: ref.Chunk, Offset: ref.Offset, Terms: ref.Terms, Earlier: ref.Earlier, Meaning: ref.Meaning},
+		Scope: ref.Scope}
 	return nil
 }
