@@ -48,6 +48,10 @@ type journal struct {
 	// head is the header as last read or written; a zero Replica when the
 	// file has none.
 	head journalHeader
+	// oldest is the earliest At of the records in the file as last read,
+	// appended or compacted (zero when it holds none): until it is keep
+	// old, a compaction could drop nothing.
+	oldest time.Time
 	// lost says the last read found a line that did not parse: a record
 	// may be lost. A crash leaves at most the last line cut, but so does a
 	// journal cut short (a disk fault, a restore) after losing the records
@@ -138,7 +142,7 @@ func migrateJournal(old, path string, l *durable.Locker) error {
 // cut by a crash, or anything else) is skipped alone, whatever its length,
 // and sets j.lost.
 func (j *journal) read() (map[string]journalRecord, error) {
-	j.head, j.lost, j.lines = journalHeader{}, false, 0
+	j.head, j.lost, j.lines, j.oldest = journalHeader{}, false, 0, time.Time{}
 	data, err := os.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -165,6 +169,7 @@ func (j *journal) read() (map[string]journalRecord, error) {
 		}
 		n++
 		recs[r.ID] = r
+		j.noteAt(r.At)
 	}
 	j.lines = n
 	return recs, nil
@@ -198,7 +203,10 @@ func (j *journal) rewrite(head journalHeader, recs []journalRecord) error {
 	if err := durable.WriteFileAtomic(j.path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
-	j.head, j.lost, j.lines = head, false, len(recs)
+	j.head, j.lost, j.lines, j.oldest = head, false, len(recs), time.Time{}
+	for _, r := range recs {
+		j.noteAt(r.At)
+	}
 	return nil
 }
 
@@ -242,7 +250,22 @@ func (j *journal) append(es []Entry, seen Vector, at time.Time) error {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	j.lines += len(es)
+	j.noteAt(at)
 	return nil
+}
+
+// noteAt lowers oldest to at, the time of a record in the file.
+func (j *journal) noteAt(at time.Time) {
+	if j.oldest.IsZero() || at.Before(j.oldest) {
+		j.oldest = at
+	}
+}
+
+// youngerThanKeep reports whether every record in the file, as far as
+// this process knows, is younger than keep at now: a compaction would
+// drop none.
+func (j *journal) youngerThanKeep(now time.Time) bool {
+	return !j.oldest.IsZero() && now.Sub(j.oldest) <= j.keep
 }
 
 // endsCut reports whether f is not empty and does not end with a newline.

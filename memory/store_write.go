@@ -380,6 +380,13 @@ func (s *Store) compactJournalLocked(recs map[string]Entry, now time.Time) {
 	if s.jr == nil || s.jr.lines < s.jr.checkAt {
 		return
 	}
+	if s.jr.youngerThanKeep(now) {
+		// Nothing to drop yet: look again when the journal has doubled,
+		// not at every write (an import of 100,000 memories would read
+		// them all back at once).
+		s.jr.checkAt = max(s.jr.minLines, 2*s.jr.lines)
+		return
+	}
 	jrecs, err := s.jr.read()
 	if err != nil {
 		return
