@@ -2,12 +2,8 @@ package memory
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"engram/memory/internal/analysis"
 )
@@ -34,7 +30,10 @@ type wordDict struct {
 	free   []int32
 	sorted []string
 	byID   map[string]entryWords
-	stamp  []uint32 // by number: the last entry putAll counted it for
+	// During a bulk load, the entry putWords counted each word for last
+	// (by number), and that entry's count.
+	seenAt []uint32
+	stamp  uint32
 }
 
 // entryWords is what the dictionary holds of one entry.
@@ -51,16 +50,7 @@ func newWordDict() *wordDict {
 // does, to arena, and the end in arena of each to ends.
 func lowerWords(tok *analysis.Tokenizer, text string, arena []byte, ends []int32) ([]byte, []int32) {
 	tok.Words(text, func(start, end int) {
-		for _, r := range text[start:end] {
-			if r < utf8.RuneSelf {
-				if 'A' <= r && r <= 'Z' {
-					r += 'a' - 'A'
-				}
-				arena = append(arena, byte(r))
-			} else {
-				arena = utf8.AppendRune(arena, unicode.ToLower(r))
-			}
-		}
+		arena = analysis.AppendLower(arena, text[start:end])
 		ends = append(ends, int32(len(arena)))
 	})
 	return arena, ends
@@ -112,76 +102,45 @@ func (d *wordDict) put(id, text string) {
 	d.byID[id] = entryWords{text: text, ids: slices.Clip(ids)}
 }
 
-// wordBatch is the words of consecutive entries, found by one worker of
-// putAll: those of entry i end at ends[first[i]:first[i+1]] in arena.
-type wordBatch struct {
-	arena []byte
-	ends  []int32
-	first []int32
+// putWords adds entry id with its words (lowercased, perhaps repeated),
+// replacing what it held before, for a bulk load: the sorted list is made
+// by sortWords once the load is done.
+func (d *wordDict) putWords(id, text string, words [][]byte) {
+	if _, dup := d.byID[id]; dup {
+		d.delete(id)
+	}
+	d.stamp++
+	ids := make([]int32, 0, len(words))
+	for _, word := range words {
+		w := d.intern(word)
+		if int(w) >= len(d.seenAt) {
+			d.seenAt = append(d.seenAt, make([]uint32, int(w)+1-len(d.seenAt))...)
+		}
+		if d.seenAt[w] == d.stamp {
+			continue
+		}
+		d.seenAt[w] = d.stamp
+		ids = append(ids, w)
+		d.count[w]++
+	}
+	d.byID[id] = entryWords{text: text, ids: ids}
 }
 
-// putAll indexes many entries; into an empty dictionary their words are
-// found by several goroutines and sorted once at the end.
-func (d *wordDict) putAll(es []Entry) {
-	if len(d.byID) > 0 || len(es) < 2*wordBatchSize {
-		for _, e := range es {
-			d.put(e.ID, e.Text)
-		}
-		return
+// putText is putWords for an entry whose words the caller does not have.
+func (d *wordDict) putText(id, text string) {
+	var ends []int32
+	d.buf, ends = lowerWords(&d.tok, text, d.buf[:0], nil)
+	words := make([][]byte, len(ends))
+	from := int32(0)
+	for i, end := range ends {
+		words[i], from = d.buf[from:end], end
 	}
-	batches := make([]wordBatch, (len(es)+wordBatchSize-1)/wordBatchSize)
-	var wg sync.WaitGroup
-	next := make(chan int, len(batches))
-	for i := range batches {
-		next <- i
-	}
-	close(next)
-	for range min(runtime.GOMAXPROCS(0), len(batches)) {
-		wg.Go(func() {
-			var tok analysis.Tokenizer
-			for i := range next {
-				part := es[i*wordBatchSize : min(len(es), (i+1)*wordBatchSize)]
-				b := wordBatch{first: make([]int32, 0, len(part)+1)}
-				for _, e := range part {
-					b.first = append(b.first, int32(len(b.ends)))
-					b.arena, b.ends = lowerWords(&tok, e.Text, b.arena, b.ends)
-				}
-				b.first = append(b.first, int32(len(b.ends)))
-				batches[i] = b
-			}
-		})
-	}
-	wg.Wait()
-	var stamp uint32
-	for i, b := range batches {
-		for j, e := range es[i*wordBatchSize : min(len(es), (i+1)*wordBatchSize)] {
-			if _, dup := d.byID[e.ID]; dup {
-				d.delete(e.ID)
-			}
-			stamp++
-			ends := b.ends[b.first[j]:b.first[j+1]]
-			ids := make([]int32, 0, len(ends))
-			from := int32(0)
-			if b.first[j] > 0 {
-				from = b.ends[b.first[j]-1]
-			}
-			for _, end := range ends {
-				w := d.intern(b.arena[from:end])
-				from = end
-				if int(w) >= len(d.stamp) {
-					d.stamp = append(d.stamp, make([]uint32, int(w)+1-len(d.stamp))...)
-				}
-				if d.stamp[w] == stamp {
-					continue
-				}
-				d.stamp[w] = stamp
-				ids = append(ids, w)
-				d.count[w]++
-			}
-			d.byID[e.ID] = entryWords{text: e.Text, ids: ids}
-		}
-	}
-	d.stamp = nil
+	d.putWords(id, text, words)
+}
+
+// sortWords ends a bulk load: the words held, sorted.
+func (d *wordDict) sortWords() {
+	d.seenAt = nil
 	d.sorted = d.sorted[:0]
 	for id, w := range d.words {
 		if d.count[id] > 0 {
@@ -190,9 +149,6 @@ func (d *wordDict) putAll(es []Entry) {
 	}
 	slices.Sort(d.sorted)
 }
-
-// wordBatchSize is how many entries one worker of putAll takes at a time.
-const wordBatchSize = 512
 
 // delete removes the words of entry id.
 func (d *wordDict) delete(id string) {

@@ -139,8 +139,20 @@ func (x *EntryIndex) PutAll(es []Entry) {
 		x.entries[e.ID] = e
 		x.semanticPut(e, old, ok)
 	}
-	x.ix.PutAll(docs)
-	x.words.putAll(es)
+	bulk := len(x.words.byID) == 0
+	x.ix.PutAllWords(docs, func(i int, words [][]byte, ok bool) {
+		switch e := es[i]; {
+		case !bulk:
+			x.words.put(e.ID, e.Text)
+		case ok:
+			x.words.putWords(e.ID, e.Text, words)
+		default:
+			x.words.putText(e.ID, e.Text)
+		}
+	})
+	if bulk {
+		x.words.sortWords()
+	}
 }
 
 // Delete removes an entry. Removing an entry that is not indexed does

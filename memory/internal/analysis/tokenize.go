@@ -18,6 +18,26 @@ const (
 	Lone               // a CJK character standing alone
 )
 
+// Latin reports whether the class is one of a Latin word's (Word, Whole
+// and Part): the terms Words finds.
+func (c Class) Latin() bool { return c <= Part }
+
+// AppendLower appends s lowercased as strings.ToLower does (rune by rune,
+// full-width letters kept full width) to b, without allocating.
+func AppendLower(b []byte, s string) []byte {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			b = append(b, byte(r))
+		} else {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+	}
+	return b
+}
+
 // MaxTermBytes caps the length of a term; longer runs are cut at a rune
 // boundary.
 const MaxTermBytes = 64

@@ -17,6 +17,12 @@ type tokenBatch struct {
 	chunks  []batchChunk
 	keys    []uint64
 	classes []analysis.Class
+	// With words asked for, the words of entry i end at
+	// wordEnds[wordFirst[i]:wordFirst[i+1]] in words, lowercased; an
+	// entry of several chunks has none (its chunks may cut a word).
+	words     []byte
+	wordEnds  []int32
+	wordFirst []int32
 }
 
 // batchChunk is one chunk of a tokenBatch: its span, number of terms and
@@ -28,7 +34,7 @@ type batchChunk struct {
 
 // tokenizeAll tokenizes entries in batches on all processors and yields the
 // batches in order; at most a few are held ahead of the consumer.
-func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
+func tokenizeAll(es []Doc, words bool) iter.Seq[*tokenBatch] {
 	return func(yield func(*tokenBatch) bool) {
 		// Batches of up to 512 entries, and at least four per worker so that
 		// a small store is shared out too.
@@ -50,7 +56,7 @@ func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
 					return
 				}
 				go func() {
-					out[i] <- tokenizeBatch(es[i*size : min(len(es), (i+1)*size)])
+					out[i] <- tokenizeBatch(es[i*size:min(len(es), (i+1)*size)], words)
 				}()
 			}
 		}()
@@ -64,29 +70,70 @@ func tokenizeAll(es []Doc) iter.Seq[*tokenBatch] {
 	}
 }
 
-func tokenizeBatch(es []Doc) *tokenBatch {
+func tokenizeBatch(es []Doc, words bool) *tokenBatch {
 	b := &tokenBatch{entries: es, first: make([]int32, len(es)+1), chunks: make([]batchChunk, 0, len(es))}
+	if words {
+		b.wordFirst = make([]int32, len(es)+1)
+	}
 	var tok analysis.Tokenizer
 	var spans []chunkSpan
 	var offs []int
 	for i, e := range es {
 		b.first[i] = int32(len(b.chunks))
 		spans, offs = appendChunks(spans[:0], offs, e.Text)
+		collect := words && len(spans) == 1
+		if words {
+			b.wordFirst[i] = int32(len(b.wordEnds))
+		}
 		for _, sp := range spans {
 			start := len(b.keys)
 			length := int32(0)
-			tok.Each(lexicon.Fold(e.Text[sp.start:sp.end]), func(term []byte, class analysis.Class, _, _ int) {
+			text := lexicon.Fold(e.Text[sp.start:sp.end])
+			tok.Each(text, func(term []byte, class analysis.Class, from, to int) {
 				b.keys = append(b.keys, termKey(term, class))
 				b.classes = append(b.classes, class)
 				if class != analysis.Uni && class != analysis.Part {
 					length++
 				}
+				if collect && class.Latin() {
+					b.words = analysis.AppendLower(b.words, text[from:to])
+					b.wordEnds = append(b.wordEnds, int32(len(b.words)))
+				}
 			})
 			b.chunks = append(b.chunks, batchChunk{span: sp, ntok: int32(len(b.keys) - start), length: length})
 		}
+		if words && !collect {
+			b.wordFirst[i] = -1 - b.wordFirst[i]
+		}
 	}
 	b.first[len(es)] = int32(len(b.chunks))
+	if words {
+		b.wordFirst[len(es)] = int32(len(b.wordEnds))
+	}
 	return b
+}
+
+// entryWords returns the words of entry i of the batch into buf (see
+// tokenBatch), and false when the batch has none for it.
+func (b *tokenBatch) entryWords(i int, buf [][]byte) ([][]byte, bool) {
+	first := b.wordFirst[i]
+	if first < 0 {
+		return buf[:0], false
+	}
+	from := int32(0)
+	if first > 0 {
+		from = b.wordEnds[first-1]
+	}
+	end := b.wordFirst[i+1]
+	if end < 0 {
+		end = -1 - end
+	}
+	buf = buf[:0]
+	for _, to := range b.wordEnds[first:end] {
+		buf = append(buf, b.words[from:to])
+		from = to
+	}
+	return buf, true
 }
 
 // layPostings builds every postings list from the chunks' term lists (after

@@ -134,7 +134,18 @@ func (ix *Index) Put(e Doc) {
 // index (a store being loaded) it is faster: documents are tokenized in
 // parallel, and the postings are laid out once at the end, each list in one
 // piece, instead of growing document by document.
-func (ix *Index) PutAll(es []Doc) {
+func (ix *Index) PutAll(es []Doc) { ix.PutAllWords(es, nil) }
+
+// WordsFunc receives, from PutAllWords, the words of entry i (of the
+// Docs given) as analysis.Tokenizer.Words finds them, lowercased as
+// strings.ToLower does; the slices are valid only during the call. ok is
+// false when the index did not collect them (an entry of several chunks,
+// or a load that was not a bulk one): the caller finds them itself.
+type WordsFunc func(i int, words [][]byte, ok bool)
+
+// PutAllWords is PutAll, which also hands words the words of each entry,
+// in order, from the tokenizing PutAll does anyway (see WordsFunc).
+func (ix *Index) PutAllWords(es []Doc, words WordsFunc) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	bulk := len(ix.docLen) == 0
@@ -149,8 +160,11 @@ func (ix *Index) PutAll(es []Doc) {
 		}
 	}
 	if !bulk {
-		for _, e := range es {
+		for i, e := range es {
 			ix.putLocked(e)
+			if words != nil {
+				words(i, nil, false)
+			}
 		}
 		return
 	}
@@ -158,7 +172,9 @@ func (ix *Index) PutAll(es []Doc) {
 		ix.byID = make(map[string]int32, len(es))
 	}
 	ix.slots = slices.Grow(ix.slots, len(es))
-	for b := range tokenizeAll(es) {
+	at := 0 // the index in es of the batch's first entry
+	var buf [][]byte
+	for b := range tokenizeAll(es, words != nil) {
 		k := 0 // next token of the batch
 		for i, e := range b.entries {
 			slot, s := ix.slotFor(e)
@@ -170,7 +186,13 @@ func (ix *Index) PutAll(es []Doc) {
 				d := ix.addDoc(slot, int32(ci), c.span, terms, c.length, true)
 				s.docs = append(s.docs, d)
 			}
+			if words != nil {
+				var ok bool
+				buf, ok = b.entryWords(i, buf)
+				words(at+i, buf, ok)
+			}
 		}
+		at += len(b.entries)
 	}
 	ix.layPostings()
 }
