@@ -41,10 +41,10 @@ func readStoreFile(path string) ([]byte, durable.Stamp, error) {
 	if fi.Size() > MaxFileSize {
 		return nil, durable.Stamp{}, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), MaxFileSize)
 	}
-	// Read into a buffer of the file's size (and a byte more, to see it
-	// grow meanwhile) instead of growing one from nothing: a big file
-	// would be copied over and over.
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
+	// Read into a buffer of the file's size, and the room ReadFrom wants
+	// free to read on (to see the file grown meanwhile), instead of
+	// growing one from nothing: a big file would be copied over and over.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
 		return nil, durable.Stamp{}, err
 	}
