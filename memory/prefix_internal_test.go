@@ -51,6 +51,7 @@ func TestWordDictBulkEqualsPuts(t *testing.T) {
 		"部署 uses Rsync too, 咖啡 and coffee, 乾燥 and 後來",
 		"HTTPServer handles camelCase and MAX_HISTORY_CHARS",
 		long,
+		strings.Repeat("Rsync backups run nightly at 02:00 on the NAS, restic weekly. ", 12),
 	}
 	var es []Entry
 	for i := range 3000 {

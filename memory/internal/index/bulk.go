@@ -18,8 +18,8 @@ type tokenBatch struct {
 	keys    []uint64
 	classes []analysis.Class
 	// With words asked for, the words of entry i end at
-	// wordEnds[wordFirst[i]:wordFirst[i+1]] in words, lowercased; an
-	// entry of several chunks has none (its chunks may cut a word).
+	// wordEnds[wordFirst[i]:wordFirst[i+1]] in words, lowercased, perhaps
+	// repeated (the overlap of two chunks).
 	words     []byte
 	wordEnds  []int32
 	wordFirst []int32
@@ -81,7 +81,9 @@ func tokenizeBatch(es []Doc, words bool) *tokenBatch {
 	for i, e := range es {
 		b.first[i] = int32(len(b.chunks))
 		spans, offs = appendChunks(spans[:0], offs, e.Text)
-		collect := words && len(spans) == 1
+		// The words of the chunks are those of the text unless a chunk
+		// cut one: then the text is read for its words on its own.
+		collect := words && cutsNoWord(e.Text, spans)
 		if words {
 			b.wordFirst[i] = int32(len(b.wordEnds))
 		}
@@ -103,7 +105,10 @@ func tokenizeBatch(es []Doc, words bool) *tokenBatch {
 			b.chunks = append(b.chunks, batchChunk{span: sp, ntok: int32(len(b.keys) - start), length: length})
 		}
 		if words && !collect {
-			b.wordFirst[i] = -1 - b.wordFirst[i]
+			tok.Words(e.Text, func(from, to int) {
+				b.words = analysis.AppendLower(b.words, e.Text[from:to])
+				b.wordEnds = append(b.wordEnds, int32(len(b.words)))
+			})
 		}
 	}
 	b.first[len(es)] = int32(len(b.chunks))
@@ -113,27 +118,31 @@ func tokenizeBatch(es []Doc, words bool) *tokenBatch {
 	return b
 }
 
-// entryWords returns the words of entry i of the batch into buf (see
-// tokenBatch), and false when the batch has none for it.
-func (b *tokenBatch) entryWords(i int, buf [][]byte) ([][]byte, bool) {
-	first := b.wordFirst[i]
-	if first < 0 {
-		return buf[:0], false
+// cutsNoWord reports whether every chunk of text starts and ends at the
+// text's ends or next to a space, so no word is cut in two.
+func cutsNoWord(text string, spans []chunkSpan) bool {
+	for _, sp := range spans {
+		if sp.start > 0 && !isSpaceByte(text, sp.start-1) || sp.end < len(text) && !isSpaceByte(text, sp.end) {
+			return false
+		}
 	}
+	return true
+}
+
+// entryWords returns the words of entry i of the batch into buf (see
+// tokenBatch).
+func (b *tokenBatch) entryWords(i int, buf [][]byte) [][]byte {
+	first, end := b.wordFirst[i], b.wordFirst[i+1]
 	from := int32(0)
 	if first > 0 {
 		from = b.wordEnds[first-1]
-	}
-	end := b.wordFirst[i+1]
-	if end < 0 {
-		end = -1 - end
 	}
 	buf = buf[:0]
 	for _, to := range b.wordEnds[first:end] {
 		buf = append(buf, b.words[from:to])
 		from = to
 	}
-	return buf, true
+	return buf
 }
 
 // layPostings builds every postings list from the chunks' term lists (after

@@ -138,9 +138,9 @@ func (ix *Index) PutAll(es []Doc) { ix.PutAllWords(es, nil) }
 
 // WordsFunc receives, from PutAllWords, the words of entry i (of the
 // Docs given) as analysis.Tokenizer.Words finds them, lowercased as
-// strings.ToLower does; the slices are valid only during the call. ok is
-// false when the index did not collect them (an entry of several chunks,
-// or a load that was not a bulk one): the caller finds them itself.
+// strings.ToLower does, perhaps repeated; the slices are valid only during
+// the call. ok is false when the index did not collect them (a load that
+// was not a bulk one): the caller finds them itself.
 type WordsFunc func(i int, words [][]byte, ok bool)
 
 // PutAllWords is PutAll, which also hands words the words of each entry,
@@ -187,9 +187,8 @@ func (ix *Index) PutAllWords(es []Doc, words WordsFunc) {
 				s.docs = append(s.docs, d)
 			}
 			if words != nil {
-				var ok bool
-				buf, ok = b.entryWords(i, buf)
-				words(at+i, buf, ok)
+				buf = b.entryWords(i, buf)
+				words(at+i, buf, true)
 			}
 		}
 		at += len(b.entries)
