@@ -18,22 +18,30 @@ import (
 // mints a new one when the journal cannot vouch for it: there is no
 // header (a new or deleted journal, or one from before headers), it was
 // written on another machine (a copied state folder), or a record in it
-// was lost. It learns what the replica issued from the records.
-func (s *Store) takeJournalLocked(jrecs map[string]journalRecord) error {
+// was lost. It learns what the replica issued from the records. A replica
+// whose records were lost is also counted as forked, and forked says so
+// (the file should be written for the other devices to learn it): the
+// store no longer knows all it issued, so it cannot tell a copy that
+// another machine stamped with it (a clone of this one) from one of its
+// own lost changes, and no Vector's word on it can count.
+func (s *Store) takeJournalLocked(jrecs map[string]journalRecord) (forked bool, err error) {
 	h := s.jr.head
 	switch {
 	case s.vouched:
 		if h.Replica != s.device {
-			return s.rewriteJournalLocked(jrecs)
+			return false, s.rewriteJournalLocked(jrecs)
 		}
 	case h.Replica != "" && h.Machine == s.machine && !s.jr.lost:
 		s.device = h.Replica
 	default:
-		return s.mintLocked(jrecs)
+		if forked = h.Replica != "" && h.Machine == s.machine; forked {
+			s.forked[h.Replica] = true
+		}
+		return forked, s.mintLocked(jrecs)
 	}
 	s.top = h.Since
 	s.learnIssuedLocked(jrecs)
-	return nil
+	return false, nil
 }
 
 // learnIssuedLocked learns from the journal's records what the store's

@@ -175,12 +175,13 @@ func (s *Store) openLocked() error {
 	}
 	defer unlock()
 	durable.RemoveStaleTemps(s.path)
+	forked := false // the journal lost records of the replica (see takeJournalLocked)
 	if s.jr != nil {
 		jrecs, err := s.jr.read()
 		if err != nil {
 			return err
 		}
-		if err := s.takeJournalLocked(jrecs); err != nil {
+		if forked, err = s.takeJournalLocked(jrecs); err != nil {
 			return err
 		}
 		now := s.clock()
@@ -214,7 +215,7 @@ func (s *Store) openLocked() error {
 	if err != nil {
 		return err
 	}
-	if rewrite || merged {
+	if rewrite || merged || forked {
 		if err := s.writeLocked(); err != nil {
 			// The file is readable: the store opens, and Err says why it
 			// could not be brought up to date (a full disk, a read-only

@@ -115,6 +115,50 @@ func TestSyncJournalCutShortOlderCopyDeletesNothing(t *testing.T) {
 	}
 }
 
+// A clone's journal cut short: the clone can no longer tell its own lost
+// changes from the original's, which stamps with the same replica, so it
+// counts the replica as forked and keeps the add the original has not
+// seen, though the original's Vector covers it (found by
+// TestSyncHistoriesLoseNothing).
+func TestSyncClonesJournalCutShortKeepsItsAdd(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	a, b := newDevice(t, clk), newDevice(t, clk)
+	a.add("before the clone")
+	b.receive(a)
+	b.reload()
+	a.exit()
+	b.exit()
+	cloneState(t, a, b)
+	a.open()
+	b.open()
+	added := b.add("the clone's add")
+	a.add("the original's later add")
+	b.exit()
+	jpaths, _ := filepath.Glob(filepath.Join(b.state, "journal", "*.jsonl"))
+	if len(jpaths) != 1 {
+		t.Fatalf("journals: %q", jpaths)
+	}
+	data, err := os.ReadFile(jpaths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(jpaths[0], data[:len(data)-20], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.open()
+	b.receive(a)
+	b.reload()
+	if !slices.Contains(b.texts(), added.Text) {
+		t.Errorf("the clone lost %q: %q", added.Text, b.texts())
+	}
+	a.receive(b)
+	a.reload()
+	if !slices.Contains(a.texts(), added.Text) {
+		t.Errorf("the original did not get %q: %q", added.Text, a.texts())
+	}
+}
+
 // Case 1 of issue 21: entries typed into memory.json by hand are journaled
 // when first read, so a device whose file is then deleted does not take
 // them for deleted, nor make the other device do so.
