@@ -29,89 +29,72 @@ func (d *device) removeJournal() {
 	}
 }
 
-// Case 1 of issue 21: a device that lost its journal and was handed an
-// older copy does not claim the changes the copy lacks, so the other device
-// keeps them.
-func TestSyncLostJournalOlderCopyDeletesNothing(t *testing.T) {
-	t.Parallel()
-	clk := newClock()
-	a, b := newDevice(t, clk), newDevice(t, clk)
-	a.add("before the copy")
-	old, err := os.ReadFile(a.path)
-	if err != nil {
-		t.Fatal(err)
+// journalFile is the path of the device's journal.
+func (d *device) journalFile() string {
+	d.t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(d.state, "journal", "*.jsonl"))
+	if len(paths) != 1 {
+		d.t.Fatalf("journals in %s: %q", d.state, paths)
 	}
-	var later []string
-	for i := range 5 {
-		later = append(later, a.add(fmt.Sprintf("later add %d on A", i)).Text)
-	}
-	b.receive(a)
-	b.reload()
-	a.exit()
-	a.removeJournal()
-	if err := os.WriteFile(a.path, old, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	a.open()
-	a.add("after the journal was lost")
-	b.receive(a)
-	b.reload()
-	for _, text := range later {
-		if !slices.Contains(b.texts(), text) {
-			t.Errorf("B lost %q: %q", text, b.texts())
-		}
-	}
-	a.receive(b)
-	a.reload()
-	if got := len(a.texts()); got != 7 {
-		t.Errorf("A lists %d: %q", got, a.texts())
-	}
+	return paths[0]
 }
 
-// A journal cut short (a disk fault, a restore) looks like one whose last
-// record a crash cut: a device that reopens with it and an older copy of
-// its file does not go on claiming the changes the lost records held, so
-// the other device keeps them (found by TestSyncHistoriesLoseNothing).
-func TestSyncJournalCutShortOlderCopyDeletesNothing(t *testing.T) {
+// Case 1 of issue 21: a device whose journal lost the records of its later
+// changes and that was handed an older copy does not claim the changes the
+// copy lacks, so the other device keeps them. The journal is deleted, or
+// cut short (a disk fault, a restore), which looks like one whose last
+// record a crash cut (found by TestSyncHistoriesLoseNothing).
+func TestSyncLostJournalOlderCopyDeletesNothing(t *testing.T) {
 	t.Parallel()
-	clk := newClock()
-	a, b := newDevice(t, clk), newDevice(t, clk)
-	a.add("before the copy")
-	old, err := os.ReadFile(a.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jpaths, _ := filepath.Glob(filepath.Join(a.state, "journal", "*.jsonl"))
-	if len(jpaths) != 1 {
-		t.Fatalf("journals: %q", jpaths)
-	}
-	kept, err := os.ReadFile(jpaths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	later := a.add("the add the cut journal loses")
-	b.receive(a)
-	b.reload()
-	a.exit()
-	// The journal as it was before the later add, and a few bytes of its
-	// record.
-	if err := os.WriteFile(jpaths[0], append(kept, `{"at":"20`...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(a.path, old, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	a.open()
-	a.add("after the journal was cut")
-	b.receive(a)
-	b.reload()
-	if !slices.Contains(b.texts(), later.Text) {
-		t.Errorf("B lost %q: %q", later.Text, b.texts())
-	}
-	a.receive(b)
-	a.reload()
-	if got := len(a.texts()); got != 3 {
-		t.Errorf("A lists %d: %q", got, a.texts())
+	for name, damage := range map[string]func(a *device, kept []byte){
+		"deleted": func(a *device, _ []byte) { a.removeJournal() },
+		"cut short": func(a *device, kept []byte) {
+			// The journal as it was before the later adds, and a few
+			// bytes of the next record.
+			if err := os.WriteFile(a.journalFile(), append(kept, `{"at":"20`...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			a, b := newDevice(t, clk), newDevice(t, clk)
+			a.add("before the copy")
+			old, err := os.ReadFile(a.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept, err := os.ReadFile(a.journalFile())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var later []string
+			for i := range 5 {
+				later = append(later, a.add(fmt.Sprintf("later add %d on A", i)).Text)
+			}
+			b.receive(a)
+			b.reload()
+			a.exit()
+			damage(a, kept)
+			if err := os.WriteFile(a.path, old, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			a.open()
+			a.add("after the journal was lost")
+			b.receive(a)
+			b.reload()
+			for _, text := range later {
+				if !slices.Contains(b.texts(), text) {
+					t.Errorf("B lost %q: %q", text, b.texts())
+				}
+			}
+			a.receive(b)
+			a.reload()
+			if got := len(a.texts()); got != 7 {
+				t.Errorf("A lists %d: %q", got, a.texts())
+			}
+		})
 	}
 }
 
@@ -135,15 +118,11 @@ func TestSyncClonesJournalCutShortKeepsItsAdd(t *testing.T) {
 	added := b.add("the clone's add")
 	a.add("the original's later add")
 	b.exit()
-	jpaths, _ := filepath.Glob(filepath.Join(b.state, "journal", "*.jsonl"))
-	if len(jpaths) != 1 {
-		t.Fatalf("journals: %q", jpaths)
-	}
-	data, err := os.ReadFile(jpaths[0])
+	data, err := os.ReadFile(b.journalFile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(jpaths[0], data[:len(data)-20], 0o600); err != nil {
+	if err := os.WriteFile(b.journalFile(), data[:len(data)-20], 0o600); err != nil {
 		t.Fatal(err)
 	}
 	b.open()
