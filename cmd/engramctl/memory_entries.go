@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
 
+	"engram/agent"
 	"engram/memory"
 )
 
@@ -209,10 +209,8 @@ func memorySearch(r *memoryRun) func() int {
 		}
 		defer r.close()
 		if memory.SearchesByMeaning(query) {
-			r.store.SetEmbedder(memory.Builtin())
-			if err := r.store.WaitSemantic(context.Background()); err != nil {
-				fmt.Fprintf(r.env.Stderr, "engramctl: warning: searching by words only: %v\n", err)
-			}
+			done := r.embedForSearch(query)
+			defer done()
 		}
 		hits := r.store.Search(query, *k)
 		if r.flags.json {
@@ -238,4 +236,36 @@ func memorySearch(r *memoryRun) func() int {
 		}
 		return exitOK
 	}
+}
+
+// embedForSearch gives the store the embedder memory search ranks query
+// by meaning with, its vectors ready: the endpoint's model when Settings
+// choose one (semantic_recall in config.json; the memories' vectors come
+// from the cache the app and memory reindex fill, the rest are sent), or
+// else the built-in one, also when the endpoint fails (with a warning). If
+// neither can, the search is by words (with a warning). done closes it.
+func (r *memoryRun) embedForSearch(query string) (done func()) {
+	done = func() {}
+	ready := false
+	if cfg, err := agent.LoadConfig(enginePaths(r.env.Getenv).ConfigFile(), r.env.Getenv); err == nil &&
+		cfg.SemanticRecall != "" && cfg.SemanticRecall != agent.SemanticBuiltin {
+		e, err := endpointEmbedder(r.ctx, r.env, cfg.SemanticRecall)
+		if err == nil {
+			done = func() { e.Close() }
+			r.store.SetEmbedder(e)
+			if err = r.store.WaitSemantic(r.ctx); err == nil {
+				_, err = e.Embed([]string{query}) // cached for the search
+			}
+		}
+		if ready = err == nil; !ready {
+			fmt.Fprintf(r.env.Stderr, "engramctl: warning: semantic recall by the built-in model: %v\n", err)
+		}
+	}
+	if !ready {
+		r.store.SetEmbedder(memory.Builtin())
+		if err := r.store.WaitSemantic(r.ctx); err != nil {
+			fmt.Fprintf(r.env.Stderr, "engramctl: warning: searching by words only: %v\n", err)
+		}
+	}
+	return done
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,5 +128,40 @@ func TestBenchRecallDenseEndpoint(t *testing.T) {
 	if code, _, errs := c.run("bench-recall", "--memories", mem, "--queries", qry, "--dense", "endpoint"); code != exitError ||
 		!strings.Contains(errs, "no embedding model") {
 		t.Fatalf("--dense endpoint without a model: exit %d\n%s", code, errs)
+	}
+}
+
+// memory search of more than two words ranks by the endpoint's model when
+// Settings choose one: the memories' vectors come from the cache reindex
+// filled, only the query is sent; a failing endpoint falls back to the
+// built-in model with a warning, and the search still answers.
+func TestMemorySearchByEndpointModel(t *testing.T) {
+	c := newEmbedCLI(t)
+	c.ok("memory", "add", "the user grows tomatoes in the garden")
+	c.ok("memory", "add", "the user plays the piano on Sundays")
+	cfgFile := enginePaths(c.getenv).ConfigFile()
+	if err := os.MkdirAll(filepath.Dir(cfgFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgFile, []byte(`{"semantic_recall": "embed-a"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := c.run("memory", "reindex"); code != exitOK {
+		t.Fatalf("reindex: exit %d\n%s", code, errs)
+	}
+	sent := c.srv.EmbeddedTexts()
+	code, out, errs := c.run("memory", "search", "tomatoes in the garden")
+	if code != exitOK || !strings.Contains(out, "tomatoes") || errs != "" {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	reqs := c.srv.EmbedRequests()
+	if n := c.srv.EmbeddedTexts() - sent; n != 1 || reqs[len(reqs)-1].Model != "embed-a" {
+		t.Fatalf("the search sent %d texts (want the query alone), the last request for %q", n, reqs[len(reqs)-1].Model)
+	}
+
+	c.srv.FailEmbeddings(http.StatusInternalServerError)
+	code, out, errs = c.run("memory", "search", "piano on Sundays please")
+	if code != exitOK || !strings.Contains(out, "piano") || !strings.Contains(errs, "built-in model") {
+		t.Fatalf("search against a failing endpoint: exit %d\n%s%s", code, out, errs)
 	}
 }
