@@ -37,6 +37,10 @@ type session struct {
 	branches     []agent.Branch
 	branchesRead bool
 	switching    bool // a version switch is on its way (versions.go)
+	// hidden holds, by message ID, the notices of messages a version
+	// switch took away, for when their version is shown again (the
+	// notices are the window's, not the chat file's).
+	hidden map[string][]string
 }
 
 // msgState is a message plus what only the window tracks about it.

@@ -517,6 +517,7 @@ func (u *UI) chatLoaded(s *session, c Chat, err error) {
 	for k, m := range c.Messages {
 		s.msgs[k] = savedMessage(m)
 	}
+	s.showNotices()
 	s.branches, s.branchesRead = c.Branches, true
 	s.loaded = true
 	if u.current == s.info.ID {

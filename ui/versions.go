@@ -40,6 +40,7 @@ func (s *session) keepBranch(i int, now time.Time) {
 	if len(b.Messages) > 0 {
 		s.branches = append(slices.Clip(s.branches), b)
 	}
+	s.hideNotices(s.msgs[i:])
 }
 
 // versions returns the versions of the place of s that m starts (see
@@ -133,6 +134,7 @@ func (p *chatPane) showVersion(m *msgState, id string) {
 			}
 			s.branches, s.branchesRead = c.Branches, true
 			s.loaded, s.jump = false, id
+			s.hideNotices(s.msgs)
 			u.chatLoaded(s, c, nil)
 		}
 	})
@@ -164,4 +166,26 @@ func (p *chatPane) readBranches(s *session) {
 			p.relayout()
 		}
 	})
+}
+
+// hideNotices keeps the notices of msgs, by ID, before a regeneration,
+// an edit or a version switch takes them away (see session.hidden).
+func (s *session) hideNotices(msgs []*msgState) {
+	for _, m := range msgs {
+		if m.ID != "" && len(m.notices) > 0 {
+			if s.hidden == nil {
+				s.hidden = map[string][]string{}
+			}
+			s.hidden[m.ID] = m.notices
+		}
+	}
+}
+
+// showNotices gives the messages loaded the notices a version switch hid.
+func (s *session) showNotices() {
+	for _, m := range s.msgs {
+		if n, ok := s.hidden[m.ID]; ok && len(m.notices) == 0 {
+			m.notices = n
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+
+	"engram/agent"
 )
 
 // ShowVersion shows a kept version in the fake's chat, as the agent does.
@@ -114,5 +116,40 @@ func TestVersionSwitchOnceAtATime(t *testing.T) {
 	}
 	if n := len(h.w.Canvas().Overlays().List()); n != 0 {
 		t.Errorf("%d dialogs show after two quick taps", n)
+	}
+}
+
+// A notice under an answer (distillation's, after it finished) is shown
+// again when the answer's version is: switching to the regenerated answer
+// and back does not lose it.
+func TestVersionSwitchKeepsNotices(t *testing.T) {
+	const secret = "1 memory not saved: it looks like a secret (a password, key or token)."
+	answers := scripted("first try", "second try")
+	h := newHarness(t, func(fb *fakeBackend) {
+		n := 0
+		fb.script = func(id, text string) []agent.Event {
+			n++
+			evs := answers(id, text)
+			if n == 1 {
+				evs = append(evs, agent.Notice{ChatID: id, Text: secret})
+			}
+			return evs
+		}
+	})
+	h.send("question")
+	h.waitFor("the notice", func() bool { return countNotices(h.u.currentSession()) == 1 })
+	p := h.u.pane
+	test.Tap(p.views[1].regenB)
+	h.turnEnded()
+	if shown := shownText(p.root); strings.Contains(shown, "looks like a secret") {
+		t.Fatalf("the regenerated answer shows the first one's notice:\n%s", shown)
+	}
+	test.Tap(p.views[1].prevB)
+	h.settle()
+	if got := messageTexts(h.u.currentSession()); strings.Join(got, "|") != "user: question|assistant: first try" {
+		t.Fatalf("after ‹ the window shows %q", got)
+	}
+	if shown := shownText(p.root); !strings.Contains(shown, "looks like a secret") {
+		t.Errorf("the first answer lost its notice:\n%s", shown)
 	}
 }
