@@ -87,6 +87,11 @@ func (f filter) order(rows []memRow, searched bool) {
 		}
 	case sortNewest:
 		less = func(a, b memory.Entry) bool { return a.Created.After(b.Created) }
+		if !searched {
+			// Rows come in file order, oldest first: of memories saved in
+			// the same millisecond, the one saved later comes first.
+			slices.Reverse(rows)
+		}
 	case sortLastUsed:
 		less = func(a, b memory.Entry) bool { return a.LastUsed.After(b.LastUsed) }
 	case sortMostUsed:
