@@ -30,8 +30,8 @@ type wordDict struct {
 	free   []int32
 	sorted []string
 	byID   map[string]entryWords
-	// During a bulk load, the entry putWords counted each word for last
-	// (by number), and that entry's count.
+	// The entry add counted each word for last (by number), and that
+	// entry's count.
 	seenAt []uint32
 	stamp  uint32
 }
@@ -44,16 +44,6 @@ type entryWords struct {
 
 func newWordDict() *wordDict {
 	return &wordDict{ids: make(map[string]int32), byID: make(map[string]entryWords)}
-}
-
-// lowerWords appends the words of text, lowercased as strings.ToLower
-// does, to arena, and the end in arena of each to ends.
-func lowerWords(tok *analysis.Tokenizer, text string, arena []byte, ends []int32) ([]byte, []int32) {
-	tok.Words(text, func(start, end int) {
-		arena = analysis.AppendLower(arena, text[start:end])
-		ends = append(ends, int32(len(arena)))
-	})
-	return arena, ends
 }
 
 // intern returns the number of word, giving it one if it has none.
@@ -76,39 +66,38 @@ func (d *wordDict) intern(word []byte) int32 {
 
 // put indexes the words of entry id, replacing those of its previous text.
 func (d *wordDict) put(id, text string) {
-	if old, ok := d.byID[id]; ok {
-		if old.text == text {
-			return
-		}
-		d.delete(id)
+	if old, ok := d.byID[id]; ok && old.text == text {
+		return
 	}
-	var ends []int32
-	d.buf, ends = lowerWords(&d.tok, text, d.buf[:0], nil)
-	var ids []int32
-	from := int32(0)
-	for _, end := range ends {
-		w := d.intern(d.buf[from:end])
-		from = end
-		if slices.Contains(ids, w) {
-			continue
-		}
-		ids = append(ids, w)
-		d.count[w]++
-		if d.count[w] == 1 {
-			at, _ := slices.BinarySearch(d.sorted, d.words[w])
-			d.sorted = slices.Insert(d.sorted, at, d.words[w])
-		}
-	}
-	d.byID[id] = entryWords{text: text, ids: slices.Clip(ids)}
+	d.add(id, text, d.textWords(text), true)
 }
 
-// putWords adds entry id with its words (lowercased, perhaps repeated),
-// replacing what it held before, for a bulk load: the sorted list is made
-// by sortWords once the load is done.
-func (d *wordDict) putWords(id, text string, words [][]byte) {
-	if _, dup := d.byID[id]; dup {
-		d.delete(id)
+// putBulk is put for a bulk load, with the entry's words (lowercased,
+// perhaps repeated) when ok, or else found here: the sorted list is made by
+// sortWords once the load is done.
+func (d *wordDict) putBulk(id, text string, words [][]byte, ok bool) {
+	if !ok {
+		words = d.textWords(text)
 	}
+	d.add(id, text, words, false)
+}
+
+// textWords returns the words of text, lowercased, in d.buf.
+func (d *wordDict) textWords(text string) [][]byte {
+	var ends []int32
+	d.buf, ends = d.tok.AppendWords(text, d.buf[:0], nil)
+	words := make([][]byte, len(ends))
+	from := int32(0)
+	for i, end := range ends {
+		words[i], from = d.buf[from:end], end
+	}
+	return words
+}
+
+// add indexes entry id with its words, replacing what it held before;
+// sorted keeps the sorted list up to date (otherwise sortWords makes it).
+func (d *wordDict) add(id, text string, words [][]byte, sorted bool) {
+	d.delete(id)
 	d.stamp++
 	ids := make([]int32, 0, len(words))
 	for _, word := range words {
@@ -122,25 +111,16 @@ func (d *wordDict) putWords(id, text string, words [][]byte) {
 		d.seenAt[w] = d.stamp
 		ids = append(ids, w)
 		d.count[w]++
+		if sorted && d.count[w] == 1 {
+			at, _ := slices.BinarySearch(d.sorted, d.words[w])
+			d.sorted = slices.Insert(d.sorted, at, d.words[w])
+		}
 	}
 	d.byID[id] = entryWords{text: text, ids: ids}
 }
 
-// putText is putWords for an entry whose words the caller does not have.
-func (d *wordDict) putText(id, text string) {
-	var ends []int32
-	d.buf, ends = lowerWords(&d.tok, text, d.buf[:0], nil)
-	words := make([][]byte, len(ends))
-	from := int32(0)
-	for i, end := range ends {
-		words[i], from = d.buf[from:end], end
-	}
-	d.putWords(id, text, words)
-}
-
 // sortWords ends a bulk load: the words held, sorted.
 func (d *wordDict) sortWords() {
-	d.seenAt = nil
 	d.sorted = d.sorted[:0]
 	for id, w := range d.words {
 		if d.count[id] > 0 {

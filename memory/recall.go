@@ -141,13 +141,10 @@ func (x *EntryIndex) PutAll(es []Entry) {
 	}
 	bulk := len(x.words.byID) == 0
 	x.ix.PutAllWords(docs, func(i int, words [][]byte, ok bool) {
-		switch e := es[i]; {
-		case !bulk:
+		if e := es[i]; bulk {
+			x.words.putBulk(e.ID, e.Text, words, ok)
+		} else {
 			x.words.put(e.ID, e.Text)
-		case ok:
-			x.words.putWords(e.ID, e.Text, words)
-		default:
-			x.words.putText(e.ID, e.Text)
 		}
 	})
 	if bulk {

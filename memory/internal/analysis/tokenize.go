@@ -22,6 +22,16 @@ const (
 // and Part): the terms Words finds.
 func (c Class) Latin() bool { return c <= Part }
 
+// AppendWords appends the words Words finds in text, lowercased as
+// strings.ToLower does, to arena, and the end in arena of each to ends.
+func (t *Tokenizer) AppendWords(text string, arena []byte, ends []int32) ([]byte, []int32) {
+	t.Words(text, func(start, end int) {
+		arena = AppendLower(arena, text[start:end])
+		ends = append(ends, int32(len(arena)))
+	})
+	return arena, ends
+}
+
 // AppendLower appends s lowercased as strings.ToLower does (rune by rune,
 // full-width letters kept full width) to b, without allocating.
 func AppendLower(b []byte, s string) []byte {

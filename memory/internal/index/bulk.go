@@ -105,10 +105,7 @@ func tokenizeBatch(es []Doc, words bool) *tokenBatch {
 			b.chunks = append(b.chunks, batchChunk{span: sp, ntok: int32(len(b.keys) - start), length: length})
 		}
 		if words && !collect {
-			tok.Words(e.Text, func(from, to int) {
-				b.words = analysis.AppendLower(b.words, e.Text[from:to])
-				b.wordEnds = append(b.wordEnds, int32(len(b.words)))
-			})
+			b.words, b.wordEnds = tok.AppendWords(e.Text, b.words, b.wordEnds)
 		}
 	}
 	b.first[len(es)] = int32(len(b.chunks))
