@@ -19,11 +19,11 @@ const titleTimeout = 10 * time.Second
 // title call is sent.
 const titleExcerpt = 1500
 
-// nameChat asks the model once for a short title of a chat after its first
-// exchange (user's message and answer) and sets it, unless the chat's title
-// is no longer local, the title its first message gave it: the person renamed
-// it meanwhile. It asks client, the turn's. Any failure keeps the local title, silently. It reports
-// ChatTitled when it set one.
+// nameChat asks the model once, through client (the turn's), for a short
+// title of a chat after its first exchange (the user's message and the
+// answer) and sets it, unless the chat's title is no longer local, the one
+// its first message gave it: the person renamed it meanwhile. Any failure
+// keeps the local title, silently. It reports ChatTitled when it set one.
 func (a *Agent) nameChat(client llm.Completer, model, chatID, local, user, answer string) {
 	ctx, cancel := context.WithTimeout(a.ctx, titleTimeout)
 	defer cancel()

@@ -1,11 +1,12 @@
 package ui
 
 import (
-	"strconv"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"engram/memory"
 )
@@ -105,22 +106,9 @@ func (l *indexingLine) show(done, total int) {
 	}
 }
 
-// grouped writes n with a comma between groups of three digits: 3,000.
-func grouped(n int) string {
-	s := strconv.Itoa(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3+1)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
-}
+// grouped writes n with a comma between groups of three digits: 3,000
+// (in Chinese text too).
+func grouped(n int) string { return numbers.Sprintf("%d", n) }
+
+// numbers formats the numbers of the window's lines.
+var numbers = message.NewPrinter(language.English)
