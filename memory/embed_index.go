@@ -182,12 +182,13 @@ func (x *EntryIndex) embedAll(sem *semantic) {
 			x.mu.Unlock()
 			return
 		}
+		emb := sem.emb // SetEmbedder may swap in an equal one meanwhile
 		x.mu.Unlock()
-		vecs, err := embedChunks(sem.emb, batch)
+		vecs, err := embedChunks(emb, batch)
 		x.mu.Lock()
 		sem.taken = 0
 		if err != nil {
-			sem.err = fmt.Errorf("semantic recall with %s: %w", sem.emb.Model(), err)
+			sem.err = fmt.Errorf("semantic recall with %s: %w", emb.Model(), err)
 			sem.running = false
 			close(sem.done)
 			x.mu.Unlock()

@@ -9,15 +9,18 @@ import (
 	"engram/memory"
 )
 
-// gatedEmbedder is a slow embedder: each call says how many texts it got,
-// then waits to be let go, so a test sees the progress between batches.
+// gatedEmbedder is a slow embedder: each call says how many texts it got
+// (unless called is nil), then waits to be let go, so a test sees the
+// progress between batches.
 type gatedEmbedder struct {
 	called chan int
 	free   chan struct{}
 }
 
 func (g gatedEmbedder) Embed(texts []string) ([][]float32, error) {
-	g.called <- len(texts)
+	if g.called != nil {
+		g.called <- len(texts)
+	}
 	<-g.free
 	out := make([][]float32, len(texts))
 	for i := range texts {
@@ -92,5 +95,29 @@ func TestStoreSemanticProgress(t *testing.T) {
 	waitSemantic(t, s)
 	if done, total := s.SemanticProgress(); done != 2 || total != 2 {
 		t.Errorf("when ready: %d of %d", done, total)
+	}
+}
+
+// TestSetEmbedderWhileEmbedding: setting an embedder of the same model
+// while the worker computes (the agent does on every settings change)
+// keeps the vectors coming, and the race detector finds no unguarded
+// access to the one the worker is using. The embedder tells nothing when
+// it is called (that would order the worker's access before the swap), so
+// the test gives the worker time to be in it.
+func TestSetEmbedderWhileEmbedding(t *testing.T) {
+	x := memory.NewEntryIndex()
+	x.PutAll([]memory.Entry{{ID: "a", Kind: memory.KindFact, Text: "memory one"}})
+	g := gatedEmbedder{free: make(chan struct{})}
+	x.SetEmbedder(g)
+	time.Sleep(100 * time.Millisecond)
+	x.SetEmbedder(gatedEmbedder{free: g.free})
+	close(g.free)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := x.WaitSemantic(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if done, total := x.SemanticProgress(); done != 1 || total != 1 {
+		t.Errorf("after the swap: %d of %d", done, total)
 	}
 }
