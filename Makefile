@@ -60,13 +60,14 @@ test: deps
 	$(MAKE) cross-check
 
 ## stress: the multi-process, crash and concurrency tests in full (what -short cuts down or skips), the random
-## sync histories, and the fuzz targets of the memory block marks (Defuse), the secret check and engramctl's
-## terminal filter
+## sync histories, and the fuzz targets of the memory block marks (Defuse), the secret check, the fast decoder
+## of memory.json (held to encoding/json) and engramctl's terminal filter
 STRESS := TwoProcesses|CrashKill|WriteTooLarge|Concurrent|LoseNothing|IncrementalEqualsRebuilt|LockFileDeleted|JournalSize
 stress:
 	$(GO) test -race -count=1 -run '$(STRESS)' $(CORE_PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzDefuse$$' -fuzztime 30s ./memory/
 	$(GO) test -run '^$$' -fuzz '^FuzzSecret$$' -fuzztime 30s ./memory/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStrictAgrees$$' -fuzztime 30s ./memory/
 	$(GO) test -run '^$$' -fuzz '^FuzzTextWriter$$' -fuzztime 30s ./cmd/engramctl/
 
 # The targets (GOOS/GOARCH) whose builds of the pure-Go packages make test checks from Linux; Macs are arm64 now.
