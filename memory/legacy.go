@@ -74,9 +74,11 @@ func decodeStrict(body []byte) (doc strictDoc, ok bool) {
 	return doc, gojson.Unmarshal(body, &doc) == nil
 }
 
-// lenient converts a strictly parsed file to the lenient types.
+// lenient converts a strictly parsed file to the lenient types. Its
+// entries are converted one at a time as they are cleaned (see
+// fileDoc.strict), not all at once into a second copy.
 func (d strictDoc) lenient() fileDoc {
-	doc := fileDoc{Forked: d.Forked}
+	doc := fileDoc{Forked: d.Forked, strict: d.Entries}
 	if d.Version != nil {
 		v := flexInt(*d.Version)
 		doc.Version = &v
@@ -87,19 +89,18 @@ func (d strictDoc) lenient() fileDoc {
 			doc.Seen[k] = flexInt(min(n, 1<<62))
 		}
 	}
-	if d.Entries != nil {
-		es := make([]fileEntry, len(*d.Entries))
-		for i, e := range *d.Entries {
-			es[i] = fileEntry{
-				ID: flexString(e.ID), Kind: flexString(e.Kind), Text: flexString(e.Text), Source: flexString(e.Source),
-				Pinned: flexBool(e.Pinned), Created: flexTime{e.Created}, Updated: flexTime{e.Updated},
-				LastUsed: flexTime{e.LastUsed}, Uses: flexInt(e.Uses), Supersedes: flexString(e.Supersedes),
-				SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Absent: flexBool(e.Absent), Rev: flexString(e.Rev), Prev: flexString(e.Prev), TS: e.TS,
-			}
-		}
-		doc.Entries = &es
-	}
 	return doc
+}
+
+// lenient converts a strictly parsed entry to the lenient types.
+func (e *strictEntry) lenient() fileEntry {
+	return fileEntry{
+		ID: flexString(e.ID), Kind: flexString(e.Kind), Text: flexString(e.Text), Source: flexString(e.Source),
+		Pinned: flexBool(e.Pinned), Created: flexTime{e.Created}, Updated: flexTime{e.Updated},
+		LastUsed: flexTime{e.LastUsed}, Uses: flexInt(e.Uses), Supersedes: flexString(e.Supersedes),
+		SupersededBy: flexString(e.SupersededBy), Deleted: flexTime{e.Deleted}, Absent: flexBool(e.Absent),
+		Rev: flexString(e.Rev), Prev: flexString(e.Prev), TS: e.TS,
+	}
 }
 
 // fileDoc is the top level of an object-shaped file.
@@ -108,6 +109,9 @@ type fileDoc struct {
 	Seen    map[string]flexInt `json:"seen"`
 	Forked  []string           `json:"forked"`
 	Entries *[]fileEntry       `json:"entries"`
+	// strict holds the entries instead of Entries when the file parsed
+	// strictly (see strictDoc.lenient).
+	strict *[]strictEntry
 }
 
 // fileContents is what a memory file holds.
@@ -184,7 +188,7 @@ func parseDoc(data []byte, fallback time.Time) (fileContents, error) {
 			return fileContents{}, fmt.Errorf("%w %d (this Engram reads versions 1 and %d)", ErrUnsupportedVersion, *doc.Version, fileVersion)
 		case doc.Version != nil && *doc.Version < 1:
 			return fileContents{}, &PosError{Line: 1, Column: 1, Err: fmt.Errorf("invalid version %d", *doc.Version)}
-		case doc.Version == nil && doc.Entries == nil:
+		case doc.Version == nil && doc.Entries == nil && doc.strict == nil:
 			return fileContents{}, &PosError{Line: 1, Column: 1, Err: errUnrecognised}
 		}
 		fc.legacy = doc.Version == nil || *doc.Version < fileVersion
@@ -205,7 +209,12 @@ func parseDoc(data []byte, fallback time.Time) (fileContents, error) {
 			}
 		}
 	}
-	fc.entries = cleanEntries(raw, fallback)
+	if doc.strict != nil {
+		strict := *doc.strict
+		fc.entries = cleanEach(len(strict), func(i int) fileEntry { return strict[i].lenient() }, fallback)
+	} else {
+		fc.entries = cleanEntries(raw, fallback)
+	}
 	return fc, nil
 }
 
@@ -414,9 +423,15 @@ func parseElement(el []byte) (fileEntry, error) {
 
 // cleanEntries turns parsed entries into store entries (see ParseFile).
 func cleanEntries(raw []fileEntry, fallback time.Time) []Entry {
-	out := make([]Entry, 0, len(raw))
-	pos := make(map[string]bool, len(raw))
-	for _, fe := range raw {
+	return cleanEach(len(raw), func(i int) fileEntry { return raw[i] }, fallback)
+}
+
+// cleanEach is cleanEntries of the n entries entry returns, by index.
+func cleanEach(n int, entry func(i int) fileEntry, fallback time.Time) []Entry {
+	out := make([]Entry, 0, n)
+	pos := make(map[string]bool, n)
+	for i := range n {
+		fe := entry(i)
 		if strings.TrimSpace(string(fe.Text)) == "" && fe.Deleted.IsZero() { // a forgotten entry's tombstone has no text
 			continue
 		}
