@@ -4,7 +4,11 @@
 // texts, in batches, and keeps them in a cache file in the state folder
 // keyed by model and content hash (sha256), so that a restart or a
 // re-index sends only the texts it has not embedded yet, and a change of
-// model embeds everything again.
+// model embeds everything again. The cache keeps what is used: a vector
+// not looked up for 30 days is stale, and once stale vectors are most of
+// the file it is rewritten without them; the cache files of models no
+// longer chosen go after 30 days (compact.go says why and when). The app
+// and engramctl may share a cache file: each sees what the other added.
 //
 // Texts go to the configured endpoint only and are never logged; errors
 // say what failed, not what was sent.
@@ -99,7 +103,7 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 	oc.HTTPClient = sameOriginOnly(cfg.HTTPClient)
 	e := &Embedder{cfg: cfg, client: goopenai.NewClientWithConfig(oc)}
 	if cfg.CacheDir != "" {
-		c, err := openCache(cfg.CacheDir, cfg.Model)
+		c, err := openCache(cfg.CacheDir, cfg.Model, time.Now)
 		if err != nil {
 			return nil, fmt.Errorf("embedding with %s: %w", cfg.Model, err)
 		}
@@ -149,8 +153,14 @@ func (e *Embedder) Close() error {
 func (e *Embedder) Embed(texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var missing []string
-	var keys []key
+	var keys, hits []key
 	where := map[key][]int{} // the indexes in texts of each missing text
+	if e.cache != nil {
+		if err := e.cache.refresh(); err != nil {
+			return nil, fmt.Errorf("embedding with %s: %w", e.cfg.Model, err)
+		}
+		e.cache.compactDaily()
+	}
 	for i, t := range texts {
 		if strings.TrimSpace(t) == "" {
 			continue
@@ -162,7 +172,7 @@ func (e *Embedder) Embed(texts []string) ([][]float32, error) {
 				return nil, fmt.Errorf("embedding with %s: %w", e.cfg.Model, err)
 			}
 			if ok {
-				out[i] = v
+				out[i], hits = v, append(hits, k)
 				continue
 			}
 		}
@@ -170,6 +180,9 @@ func (e *Embedder) Embed(texts []string) ([][]float32, error) {
 			missing, keys = append(missing, t), append(keys, k)
 		}
 		where[k] = append(where[k], i)
+	}
+	if len(hits) > 0 {
+		e.cache.touch(hits)
 	}
 	timeout := e.cfg.BatchTimeout
 	if len(texts) <= queryTexts {

@@ -270,7 +270,8 @@ func TestStoreRecallsThroughTheEndpoint(t *testing.T) {
 }
 
 // TestTwoWritersShareACache: the app and engramctl memory reindex may add
-// to the same cache file at once; neither overwrites the other's vectors.
+// to the same cache file at once; neither overwrites the other's vectors,
+// and each reads the other's instead of sending their texts again.
 func TestTwoWritersShareACache(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -287,6 +288,7 @@ func TestTwoWritersShareACache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	sent := srv.EmbeddedTexts()
 	for _, e := range []*embedding.Embedder{a, b, newEmbedder(t, srv, "embed-a", dir)} {
 		got, err := e.Embed(in)
 		if err != nil {
@@ -297,5 +299,8 @@ func TestTwoWritersShareACache(t *testing.T) {
 				t.Fatalf("vector %d is wrong", i)
 			}
 		}
+	}
+	if n := srv.EmbeddedTexts() - sent; n != 0 {
+		t.Fatalf("%d texts the other writer cached were sent again", n)
 	}
 }
