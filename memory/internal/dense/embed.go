@@ -14,10 +14,12 @@ import (
 const SIF = 1e-3
 
 // MinGloss is the least weight (lexicon.Term.Weight) of a gloss that goes
-// into a Chinese word's vector: the first senses' short glosses, not the
-// long tail of rare readings that would pull every common word to the
-// middle of the space.
-const MinGloss = 0.5
+// into a Chinese word's vector: 1/√2 (0.707, stored as 180/255), so the
+// first sense's glosses of one or two words and the second sense's
+// one-word glosses: 难过 is "feel" and "sad", not also "difficult" and
+// "unwell". Longer and later glosses are rarer readings that pull every
+// common word to the middle of the space.
+const MinGloss = 0.7
 
 // Encoder turns texts into vectors. Its buffers are reused between calls,
 // so one Encoder must not be used by two goroutines at once.
